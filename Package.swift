@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+// Huddle: a real-time WebSocket pub/sub server on POSIX sockets, epoll, OpenSSL and zlib.
+// Layers (see DESIGN notes in README.md): CHuddleShims <- HuddleIO <- HuddleServer,
+// CHuddleShims <- HuddleWebSocket <- HuddleServer <- huddle (CLI).
+import PackageDescription
+
+let package = Package(
+    name: "Huddle",
+    products: [
+        .executable(name: "huddle", targets: ["huddle"]),
+        .library(name: "HuddleWebSocket", targets: ["HuddleWebSocket"]),
+        .library(name: "HuddleIO", targets: ["HuddleIO"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // The few C declarations Swift cannot import on its own (macros, inline helpers),
+        // plus the system libraries the transport links: OpenSSL (libssl, libcrypto) and zlib.
+        .target(
+            name: "CHuddleShims",
+            linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z")]
+        ),
+        // Event loops, sockets, timers, TLS. Knows nothing of WebSocket.
+        .target(name: "HuddleIO", dependencies: ["CHuddleShims"]),
+        // HTTP/1.1 upgrade, RFC 6455 framing, RFC 7692 permessage-deflate: pure state machines, no sockets.
+        .target(name: "HuddleWebSocket", dependencies: ["CHuddleShims"]),
+        // Wires connections, endpoints and limits together.
+        .target(
+            name: "HuddleServer",
+            dependencies: [
+                "HuddleIO", "HuddleWebSocket",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "huddle",
+            dependencies: [
+                "HuddleServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
+        .testTarget(
+            name: "HuddleServerTests",
+            dependencies: ["HuddleWebSocket", "HuddleIO"]
+        ),
+    ]
+)

@@ -1,0 +1,47 @@
+// The C surface Swift needs and cannot import by itself: Linux I/O headers, OpenSSL and zlib
+// (whose init functions are macros), kept as small inline wrappers. Like SwiftNIO's CNIOLinux.
+#ifndef C_HUDDLE_SHIMS_H
+#define C_HUDDLE_SHIMS_H
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <signal.h>
+
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+#include <openssl/rand.h>
+
+#include <zlib.h>
+
+// zlib: deflateInit2/inflateInit2 are macros (they pass the library version and struct size).
+static inline int huddle_deflate_init2(z_streamp stream, int level, int window_bits, int mem_level) {
+    return deflateInit2(stream, level, Z_DEFLATED, window_bits, mem_level, Z_DEFAULT_STRATEGY);
+}
+static inline int huddle_inflate_init2(z_streamp stream, int window_bits) {
+    return inflateInit2(stream, window_bits);
+}
+
+// OpenSSL: these are macros over SSL_CTX_ctrl / SSL_ctrl.
+static inline long huddle_ssl_ctx_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return SSL_CTX_set_min_proto_version(ctx, version);
+}
+static inline long huddle_ssl_ctx_set_mode(SSL_CTX *ctx, long mode) {
+    return SSL_CTX_set_mode(ctx, mode);
+}
+static inline long huddle_ssl_set_mode(SSL *ssl, long mode) {
+    return SSL_set_mode(ssl, mode);
+}
+static inline long huddle_ssl_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}
+
+#endif

@@ -1,0 +1,1 @@
+// Intentionally empty: CHuddleShims is header-only; SwiftPM needs one C source to build the module.

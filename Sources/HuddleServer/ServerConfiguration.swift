@@ -1,0 +1,40 @@
+/// Everything the server needs to know at start-up. Defaults are the embedded, single-machine
+/// setup the README's run command uses; every limit here is documented in README.md.
+public struct ServerConfiguration: Sendable {
+    public var host: String = "127.0.0.1"
+    public var port: Int = 8080
+    /// Number of I/O loops (threads). Each owns its connections; 0 means one per core.
+    public var threads: Int = 0
+
+    /// wss:// listener, served next to plain ws:// when a certificate and key are given.
+    public var tlsPort: Int?
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+
+    /// Enables the raw `/echo` and `/broadcast` endpoints used for conformance and benchmarks.
+    public var benchEndpoints: Bool = false
+    /// Largest message (after reassembly and decompression) the bench endpoints accept.
+    /// Autobahn's limits cases send up to 16 MiB.
+    public var benchMaxMessageSize: Int = 16 * 1024 * 1024
+    /// Largest message any other endpoint accepts.
+    public var maxMessageSize: Int = 64 * 1024
+
+    /// Whether to negotiate RFC 7692 permessage-deflate when a client offers it.
+    public var permessageDeflate: Bool = true
+
+    /// HTTP request head limits and the time a client has to finish the upgrade (and TLS handshake).
+    public var maxRequestHeadSize: Int = 8 * 1024
+    public var handshakeTimeoutMilliseconds: Int = 10_000
+
+    /// Liveness: ping a peer silent for this long, close it when silent for `idleTimeout`.
+    public var pingIntervalMilliseconds: Int = 30_000
+    public var idleTimeoutMilliseconds: Int = 75_000
+
+    /// Per-connection outbound queue bound: a reader that falls this far behind is closed (1008).
+    public var maxOutboundBytes: Int = 4 * 1024 * 1024
+
+    /// How long a graceful shutdown waits for clients to answer the close handshake.
+    public var shutdownGraceMilliseconds: Int = 3_000
+
+    public init() {}
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import HuddleServer
+import Logging
+
+@main
+struct Huddle: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "huddle",
+        abstract: "A real-time WebSocket pub/sub server.",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self
+    )
+}
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server (the default command)."
+    )
+
+    @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
+    @Option(help: "Port for ws:// (and /healthz).") var port: Int = 8080
+    @Option(help: "I/O threads; 0 = one per core.") var threads: Int = 0
+    @Option(help: "Port for wss:// (needs --tls-cert and --tls-key).") var tlsPort: Int?
+    @Option(help: "PEM certificate chain for wss://.") var tlsCert: String?
+    @Option(help: "PEM private key for wss://.") var tlsKey: String?
+    @Flag(help: "Serve the raw /echo and /broadcast endpoints (conformance and benchmarks).")
+    var bench = false
+    @Option(help: "Largest message in bytes the /echo and /broadcast endpoints accept.")
+    var maxMessageSize: Int = 16 * 1024 * 1024
+    @Flag(inversion: .prefixedNo, help: "Negotiate permessage-deflate when offered.")
+    var compression = true
+    @Option(help: "Seconds of silence before the server pings a peer.") var pingInterval: Int = 30
+    @Option(help: "Seconds of silence before the server closes a peer.") var idleTimeout: Int = 75
+    @Option(help: "Seconds a client has to finish the TLS and HTTP upgrade handshakes.")
+    var handshakeTimeout: Int = 10
+    @Option(help: "Bytes queued to a slow reader before it is closed.")
+    var maxOutboundBytes: Int = 4 * 1024 * 1024
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        if tlsPort != nil && (tlsCert == nil || tlsKey == nil) {
+            throw ValidationError("--tls-port needs --tls-cert and --tls-key")
+        }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
+        guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
+        guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    var serverConfiguration: ServerConfiguration {
+        var config = ServerConfiguration()
+        config.host = host
+        config.port = port
+        config.threads = threads
+        config.tlsPort = tlsPort
+        config.tlsCertificatePath = tlsCert
+        config.tlsKeyPath = tlsKey
+        config.benchEndpoints = bench
+        config.benchMaxMessageSize = maxMessageSize
+        config.permessageDeflate = compression
+        config.pingIntervalMilliseconds = pingInterval * 1000
+        config.idleTimeoutMilliseconds = idleTimeout * 1000
+        config.handshakeTimeoutMilliseconds = handshakeTimeout * 1000
+        config.maxOutboundBytes = maxOutboundBytes
+        return config
+    }
+
+    func run() throws {
+        // Filled in with the server itself; the skeleton only parses flags.
+        _ = serverConfiguration
+    }
+}
