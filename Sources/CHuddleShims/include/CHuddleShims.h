@@ -44,4 +44,15 @@ static inline long huddle_ssl_set_tlsext_host_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);
 }
 
+// accept4 needs _GNU_SOURCE, which must not leak into every Swift importer: defined in shims.c.
+int huddle_accept4_nonblocking(int fd, struct sockaddr *address, socklen_t *length);
+
+// pthread_setname_np needs _GNU_SOURCE too. Names the calling thread (15 bytes at most).
+void huddle_set_current_thread_name(const char *name);
+
+// SSL_OP_* are built with a macro Swift cannot import.
+static inline void huddle_ssl_ctx_disable_renegotiation_and_compression(SSL_CTX *ctx) {
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
+}
+
 #endif

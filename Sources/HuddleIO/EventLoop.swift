@@ -1,0 +1,209 @@
+import CHuddleShims
+import Glibc
+import Synchronization
+
+/// Something that owns a file descriptor registered with an event loop.
+public protocol EventHandler: AnyObject {
+    /// Called on the loop's thread with the epoll event mask (`EventLoop.readable` etc.).
+    func handleEvents(_ events: UInt32)
+}
+
+/// One epoll event loop, run by one thread (Redis's `ae.c` in spirit).
+///
+/// Everything registered with a loop is touched only from that loop's thread; the only
+/// thread-safe entry points are `execute(_:)` and `stop()`, which queue work and wake the loop
+/// through an eventfd. A turn is: wait for events → dispatch them → run queued tasks → run
+/// due timers → run the end-of-turn hooks (where connections flush: one write per socket per turn).
+public final class EventLoop: @unchecked Sendable {
+    public static let readable = UInt32(EPOLLIN.rawValue)
+    public static let writable = UInt32(EPOLLOUT.rawValue)
+    public static let hangup = UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLRDHUP.rawValue)
+    public static let error = UInt32(EPOLLERR.rawValue)
+
+    /// Which loop this is, 0-based, for logs and for spreading work.
+    public let index: Int
+    /// The monotonic time in milliseconds when the current turn started: cheap "now" for timeouts.
+    public private(set) var now: Int64
+    /// Scratch space for reads, shared by every connection on this loop: a connection reads
+    /// into it, parses in place, and keeps only an incomplete tail. Idle connections hold no buffer.
+    public let readBuffer: UnsafeMutableRawBufferPointer
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private var handlers: [(any EventHandler)?] = []
+    private var timers: [Timer] = []
+    private var nextTimerID = 0
+    private var turnEndHooks: [() -> Void] = []
+    private var running = false
+
+    private struct Timer {
+        var id: Int
+        var due: Int64
+        var interval: Int64?
+        var body: () -> Void
+    }
+
+    private struct Inbox: ~Copyable {
+        var tasks: [@Sendable () -> Void] = []
+        var wakePending = false
+        var stopRequested = false
+    }
+    private let inbox = Mutex(Inbox())
+
+    public init(index: Int, readBufferSize: Int = 256 * 1024) throws {
+        self.index = index
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { throw SystemError("epoll_create1") }
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
+        guard wakeFD >= 0 else {
+            let error = SystemError("eventfd")
+            close(epollFD)
+            throw error
+        }
+        readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
+        now = MonotonicClock.milliseconds()
+        var event = epoll_event(events: Self.readable, data: epoll_data_t(fd: wakeFD))
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) == 0 else {
+            throw SystemError("epoll_ctl(eventfd)")
+        }
+    }
+
+    deinit {
+        close(wakeFD)
+        close(epollFD)
+        readBuffer.deallocate()
+    }
+
+    // MARK: Registration (loop thread only)
+
+    public func register(_ fd: Int32, events: UInt32, handler: any EventHandler) throws {
+        var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError("epoll_ctl(ADD)") }
+        let slot = Int(fd)
+        if slot >= handlers.count { handlers.append(contentsOf: repeatElement(nil, count: slot + 1 - handlers.count)) }
+        handlers[slot] = handler
+    }
+
+    public func modify(_ fd: Int32, events: UInt32) {
+        var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
+        _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    /// Removes the fd from the loop. The caller closes the fd afterwards.
+    public func unregister(_ fd: Int32) {
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+        if Int(fd) < handlers.count { handlers[Int(fd)] = nil }
+    }
+
+    // MARK: Timers and hooks (loop thread only)
+
+    /// Runs `body` on this loop after `milliseconds`, and then every `repeating` milliseconds if given.
+    /// Loops keep a handful of timers (sweeps, retries), never one per connection: connection
+    /// deadlines are checked by a periodic sweep instead, which costs no memory per connection.
+    @discardableResult
+    public func schedule(after milliseconds: Int64, repeating: Int64? = nil, _ body: @escaping () -> Void) -> Int {
+        nextTimerID += 1
+        timers.append(Timer(id: nextTimerID, due: MonotonicClock.milliseconds() + milliseconds, interval: repeating, body: body))
+        return nextTimerID
+    }
+
+    public func cancelTimer(_ id: Int) {
+        timers.removeAll { $0.id == id }
+    }
+
+    /// Runs `body` at the end of every turn, after all events and tasks of the turn.
+    public func onTurnEnd(_ body: @escaping () -> Void) {
+        turnEndHooks.append(body)
+    }
+
+    // MARK: Cross-thread
+
+    /// Queues `task` to run on this loop's thread; callable from any thread.
+    public func execute(_ task: @escaping @Sendable () -> Void) {
+        let mustWake = inbox.withLock { inbox in
+            inbox.tasks.append(task)
+            if inbox.wakePending { return false }
+            inbox.wakePending = true
+            return true
+        }
+        if mustWake { wake() }
+    }
+
+    /// Makes `run()` return after the current turn; callable from any thread.
+    public func stop() {
+        inbox.withLock { $0.stopRequested = true }
+        wake()
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    // MARK: The loop
+
+    public func run() {
+        running = true
+        let maxEvents = 256
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: maxEvents)
+        defer { events.deallocate() }
+        while running {
+            let count = epoll_wait(epollFD, events, Int32(maxEvents), waitTimeout())
+            now = MonotonicClock.milliseconds()
+            if count < 0 && errno != EINTR {
+                // Not recoverable (EBADF/EINVAL mean the loop itself is broken).
+                fatalError("\(SystemError("epoll_wait"))")
+            }
+            for i in 0..<max(Int(count), 0) {
+                let fd = events[i].data.fd
+                if fd == wakeFD {
+                    var value: UInt64 = 0
+                    _ = read(wakeFD, &value, 8)
+                    continue
+                }
+                if Int(fd) < handlers.count, let handler = handlers[Int(fd)] {
+                    handler.handleEvents(events[i].events)
+                }
+            }
+            runTasks()
+            runDueTimers()
+            for hook in turnEndHooks { hook() }
+        }
+    }
+
+    private func runTasks() {
+        let (tasks, stop) = inbox.withLock { inbox -> ([@Sendable () -> Void], Bool) in
+            let tasks = inbox.tasks
+            inbox.tasks.removeAll(keepingCapacity: true)
+            inbox.wakePending = false
+            return (tasks, inbox.stopRequested)
+        }
+        for task in tasks { task() }
+        if stop { running = false }
+    }
+
+    private func runDueTimers() {
+        guard !timers.isEmpty else { return }
+        let current = MonotonicClock.milliseconds()
+        var index = 0
+        while index < timers.count {
+            if timers[index].due <= current {
+                let timer = timers[index]
+                if let interval = timer.interval {
+                    timers[index].due = current + interval
+                    index += 1
+                } else {
+                    timers.remove(at: index)
+                }
+                timer.body()
+            } else {
+                index += 1
+            }
+        }
+    }
+
+    private func waitTimeout() -> Int32 {
+        guard let due = timers.map(\.due).min() else { return -1 }
+        return Int32(clamping: max(0, due - MonotonicClock.milliseconds()))
+    }
+}
