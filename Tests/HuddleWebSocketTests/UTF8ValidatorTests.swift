@@ -121,6 +121,21 @@ import Testing
         }
     }
 
+    /// Non-ASCII runs go through the automaton in blocks; a cut or a bad byte anywhere in one
+    /// must still count.
+    @Test func longMultiByteTextCutOrCorruptedAnywhere() {
+        let bytes = Array(String(repeating: "κόσμε 你好😀", count: 4).utf8)
+        for cut in 0...bytes.count {
+            let isBoundary = cut == bytes.count || bytes[cut] & 0xC0 != 0x80
+            #expect(Self.outcome(of: [bytes[..<cut]]) == (isBoundary ? .valid : .truncated), "cut at \(cut)")
+        }
+        for position in bytes.indices {
+            var corrupted = bytes
+            corrupted[position] = 0xFF
+            #expect(Self.outcome(of: [corrupted[...]]) == .invalid, "0xFF at \(position)")
+        }
+    }
+
     @Test func boundaryIsFalseWhileMidCharacter() {
         var validator = UTF8Validator()
         let euro: [UInt8] = [0xE2, 0x82, 0xAC]
