@@ -48,7 +48,7 @@ public enum WebSocketFrameWriter {
         }
     }
 
-    /// One frame in an array of exactly its size, the payload masked on the way in.
+    /// One frame in an array of exactly its size.
     public static func frame(
         opcode: WebSocketOpcode,
         payload: [UInt8],
@@ -57,22 +57,10 @@ public enum WebSocketFrameWriter {
         maskingKey: UInt32? = nil
     ) -> [UInt8] {
         let header = frameHeader(opcode: opcode, payloadCount: payload.count, fin: fin, rsv1: rsv1, maskingKey: maskingKey)
-        let frameCount = header.encodedByteCount + payload.count
-        return payload.withUnsafeBytes { payload in
-            [UInt8](unsafeUninitializedCapacity: frameCount) { storage, initializedCount in
-                let base = UnsafeMutableRawPointer(storage.baseAddress!)
-                let headerCount = header.encode(into: base)
-                if let source = payload.baseAddress {
-                    if let maskingKey {
-                        WebSocketMasking.apply(
-                            maskingKey: maskingKey, keyOffset: 0, from: source, to: base + headerCount, count: payload.count)
-                    } else {
-                        (base + headerCount).copyMemory(from: source, byteCount: payload.count)
-                    }
-                }
-                initializedCount = frameCount
-            }
-        }
+        var frame: [UInt8] = []
+        frame.reserveCapacity(header.encodedByteCount + payload.count)
+        append(opcode: opcode, payload: payload, fin: fin, rsv1: rsv1, maskingKey: maskingKey, to: &frame)
+        return frame
     }
 
     /// Close-frame body (RFC 6455 §5.5.1): the 2-byte code, then as much of `reason` as fits in

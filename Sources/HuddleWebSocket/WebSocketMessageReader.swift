@@ -116,7 +116,7 @@ public struct WebSocketMessageReader {
         }
         if opcode.isControl {
             guard header.fin else { throw Self.protocolError("fragmented control frame") }
-            guard header.payloadLength <= 125 else { throw Self.protocolError("control frame payload over 125 bytes") }
+            guard header.payloadLength <= Self.maximumControlPayload else { throw Self.protocolError("control frame payload over 125 bytes") }
             guard !header.rsv1 else { throw Self.protocolError("RSV1 set on a control frame") }
         } else {
             if opcode == .continuation {
@@ -151,10 +151,10 @@ public struct WebSocketMessageReader {
         guard var frame else { return 0 }
         let chunk = UnsafeRawBufferPointer(rebasing: unread[..<min(frame.remaining, unread.count)])
         if frame.opcode.isControl {
-            Self.append(chunk, of: frame, to: &controlPayload)
+            Self.append(chunk, of: frame, to: &controlPayload, limit: Self.maximumControlPayload)
         } else {
             let start = message.count
-            Self.append(chunk, of: frame, to: &message)
+            Self.append(chunk, of: frame, to: &message, limit: maxMessageSize)
             if messageOpcode == .text && !messageIsCompressed {
                 try validateText(from: start)
             }
@@ -165,32 +165,27 @@ public struct WebSocketMessageReader {
         return chunk.count
     }
 
-    /// Appends a piece of `frame`'s payload to `array`, unmasked.
-    private static func append(_ chunk: UnsafeRawBufferPointer, of frame: FrameInProgress, to array: inout [UInt8]) {
-        guard let source = chunk.baseAddress, !chunk.isEmpty else { return }
-        guard let maskingKey = frame.maskingKey else {
-            array.append(contentsOf: chunk)
-            return
+    /// Appends a piece of `frame`'s payload to `array`, unmasked. `limit` bounds the whole array.
+    private static func append(
+        _ chunk: UnsafeRawBufferPointer, of frame: FrameInProgress, to array: inout [UInt8], limit: Int
+    ) {
+        guard !chunk.isEmpty else { return }
+        let start = array.count
+        if chunk.count < frame.remaining && array.capacity < start + frame.remaining {
+            // The frame goes on in later reads: make room for all of it now rather than regrowing
+            // (and re-faulting pages) read after read. Its length passed the size check, so this
+            // is bounded by `limit`; doubling keeps a many-fragment message from copying per fragment.
+            array.reserveCapacity(max(start + frame.remaining, min(2 * array.capacity, limit)))
         }
-        let count = chunk.count
-        if array.isEmpty {
-            // The common case (a message that starts in this read): unmask from the read buffer
-            // into the new array's storage in one pass, with no zero-fill or copy first.
-            array = [UInt8](unsafeUninitializedCapacity: count) { storage, initializedCount in
-                WebSocketMasking.apply(
-                    maskingKey: maskingKey, keyOffset: frame.received,
-                    from: source, to: storage.baseAddress!, count: count)
-                initializedCount = count
-            }
-        } else {
-            // `append` grows the array geometrically; Array has no way to append uninitialized
-            // elements, so copy, then unmask the new tail in place while it is still in cache.
-            let start = array.count
-            array.append(contentsOf: chunk)
+        // Copy, then unmask in place while the bytes are in cache. (Building a fresh array with
+        // `init(unsafeUninitializedCapacity:)` would save the copy but costs a generic-metadata
+        // lookup in the runtime per allocation, slower for the typical small message.)
+        array.append(contentsOf: chunk)
+        if let maskingKey = frame.maskingKey {
             array.withUnsafeMutableBytes { storage in
-                let tail = storage.baseAddress! + start
+                let payload = storage.baseAddress! + start
                 WebSocketMasking.apply(
-                    maskingKey: maskingKey, keyOffset: frame.received, from: tail, to: tail, count: count)
+                    maskingKey: maskingKey, keyOffset: frame.received, from: payload, to: payload, count: chunk.count)
             }
         }
     }
@@ -280,6 +275,9 @@ public struct WebSocketMessageReader {
         messageIsCompressed = false
         textValidator.reset()
     }
+
+    /// RFC 6455 §5.5: control frames carry at most 125 bytes.
+    private static let maximumControlPayload = 125
 
     private static func protocolError(_ reason: String) -> WebSocketError {
         WebSocketError(.protocolError, reason)
