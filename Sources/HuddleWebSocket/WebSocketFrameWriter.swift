@@ -18,11 +18,14 @@ public enum WebSocketFrameWriter {
         maskingKey: UInt32? = nil,
         to buffer: inout [UInt8]
     ) {
-        let header = frameHeader(opcode: opcode, payloadCount: payload.count, fin: fin, rsv1: rsv1, maskingKey: maskingKey)
+        let header = frameHeader(
+            opcode: opcode, payloadCount: payload.count, fin: fin, rsv1: rsv1, maskingKey: maskingKey)
         // Encoded on the stack, then appended in one piece: no per-byte appends.
         var headerStorage: (UInt64, UInt64) = (0, 0)
         let headerCount = withUnsafeMutableBytes(of: &headerStorage) { header.encode(into: $0.baseAddress!) }
-        withUnsafeBytes(of: headerStorage) { buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<headerCount])) }
+        withUnsafeBytes(of: headerStorage) {
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[..<headerCount]))
+        }
 
         guard !payload.isEmpty else { return }
         let payloadStart = buffer.count
@@ -30,7 +33,8 @@ public enum WebSocketFrameWriter {
         if let maskingKey {
             buffer.withUnsafeMutableBytes { bytes in
                 let masked = bytes.baseAddress! + payloadStart
-                WebSocketMasking.apply(maskingKey: maskingKey, keyOffset: 0, from: masked, to: masked, count: payload.count)
+                WebSocketMasking.apply(
+                    maskingKey: maskingKey, keyOffset: 0, from: masked, to: masked, count: payload.count)
             }
         }
     }
@@ -56,7 +60,8 @@ public enum WebSocketFrameWriter {
         rsv1: Bool = false,
         maskingKey: UInt32? = nil
     ) -> [UInt8] {
-        let header = frameHeader(opcode: opcode, payloadCount: payload.count, fin: fin, rsv1: rsv1, maskingKey: maskingKey)
+        let header = frameHeader(
+            opcode: opcode, payloadCount: payload.count, fin: fin, rsv1: rsv1, maskingKey: maskingKey)
         var frame: [UInt8] = []
         frame.reserveCapacity(header.encodedByteCount + payload.count)
         append(opcode: opcode, payload: payload, fin: fin, rsv1: rsv1, maskingKey: maskingKey, to: &frame)

@@ -34,7 +34,9 @@ public struct WebSocketMessageReader {
         self.inflater = inflater
     }
 
-    /// Bytes held for a partial header, frame or message; 0 when the reader is between messages.
+    /// Bytes received and held for a partial header, control frame or message; 0 when nothing
+    /// is partial, and then no array capacity is kept either. (While a frame is partly received,
+    /// capacity for the rest of it, at most `maxMessageSize`, is already reserved.)
     public var bufferedByteCount: Int {
         partialHeader.count + message.count + controlPayload.count
     }
@@ -61,7 +63,12 @@ public struct WebSocketMessageReader {
     private mutating func consume(_ bytes: UnsafeRawBufferPointer, _ onEvent: (WebSocketEvent) throws -> Void) throws {
         var unread = bytes
         while !unread.isEmpty && !closeReceived {
-            let taken = try frame == nil ? readHeader(from: unread) : readPayload(from: unread)
+            let taken: Int
+            if let frame {
+                taken = try readPayload(of: frame, from: unread)
+            } else {
+                taken = try readHeader(from: unread)
+            }
             unread = UnsafeRawBufferPointer(rebasing: unread[taken...])
             // Also reached straight after a header with an empty payload.
             if let frame, frame.remaining == 0 {
@@ -116,11 +123,15 @@ public struct WebSocketMessageReader {
         }
         if opcode.isControl {
             guard header.fin else { throw Self.protocolError("fragmented control frame") }
-            guard header.payloadLength <= Self.maximumControlPayload else { throw Self.protocolError("control frame payload over 125 bytes") }
+            guard header.payloadLength <= Self.maximumControlPayload else {
+                throw Self.protocolError("control frame payload over 125 bytes")
+            }
             guard !header.rsv1 else { throw Self.protocolError("RSV1 set on a control frame") }
         } else {
             if opcode == .continuation {
-                guard messageOpcode != nil else { throw Self.protocolError("continuation frame with no message in progress") }
+                guard messageOpcode != nil else {
+                    throw Self.protocolError("continuation frame with no message in progress")
+                }
                 guard !header.rsv1 else { throw Self.protocolError("RSV1 set on a continuation frame") }
             } else {
                 guard messageOpcode == nil else {
@@ -147,8 +158,8 @@ public struct WebSocketMessageReader {
 
     // MARK: Payloads
 
-    private mutating func readPayload(from unread: UnsafeRawBufferPointer) throws -> Int {
-        guard var frame else { return 0 }
+    private mutating func readPayload(of frame: FrameInProgress, from unread: UnsafeRawBufferPointer) throws -> Int {
+        var frame = frame
         let chunk = UnsafeRawBufferPointer(rebasing: unread[..<min(frame.remaining, unread.count)])
         if frame.opcode.isControl {
             Self.append(chunk, of: frame, to: &controlPayload, limit: Self.maximumControlPayload)

@@ -15,7 +15,9 @@ import Testing
         Sample(name: "empty", bytes: [], expectation: .valid),
         Sample(name: "ASCII", bytes: Array("Hello, world".utf8), expectation: .valid),
         Sample(name: "NUL and DEL", bytes: [0x00, 0x7F], expectation: .valid),
-        Sample(name: "κόσμε", bytes: [0xCE, 0xBA, 0xE1, 0xBD, 0xB9, 0xCF, 0x83, 0xCE, 0xBC, 0xCE, 0xB5], expectation: .valid),
+        Sample(
+            name: "κόσμε", bytes: [0xCE, 0xBA, 0xE1, 0xBD, 0xB9, 0xCF, 0x83, 0xCE, 0xBC, 0xCE, 0xB5],
+            expectation: .valid),
         Sample(name: "U+0080", bytes: [0xC2, 0x80], expectation: .valid),
         Sample(name: "U+07FF", bytes: [0xDF, 0xBF], expectation: .valid),
         Sample(name: "U+0800", bytes: [0xE0, 0xA0, 0x80], expectation: .valid),

@@ -13,7 +13,10 @@ import Testing
     // MARK: RFC 6455 §5.7 examples
 
     @Test func singleFrameUnmaskedText() {
-        #expect(WebSocketFrameWriter.frame(opcode: .text, payload: Self.hello) == [0x81, 0x05, 0x48, 0x65, 0x6c, 0x6c, 0x6f])
+        #expect(
+            WebSocketFrameWriter.frame(opcode: .text, payload: Self.hello) == [
+                0x81, 0x05, 0x48, 0x65, 0x6c, 0x6c, 0x6f,
+            ])
     }
 
     @Test func singleFrameMaskedText() {
@@ -30,7 +33,10 @@ import Testing
     }
 
     @Test func unmaskedPing() {
-        #expect(WebSocketFrameWriter.frame(opcode: .ping, payload: Self.hello) == [0x89, 0x05, 0x48, 0x65, 0x6c, 0x6c, 0x6f])
+        #expect(
+            WebSocketFrameWriter.frame(opcode: .ping, payload: Self.hello) == [
+                0x89, 0x05, 0x48, 0x65, 0x6c, 0x6c, 0x6f,
+            ])
     }
 
     @Test func maskedPong() {
@@ -72,7 +78,10 @@ import Testing
     }
 
     @Test func emptyMaskedFrameCarriesTheKey() {
-        #expect(WebSocketFrameWriter.frame(opcode: .close, payload: [], maskingKey: 0x0102_0304) == [0x88, 0x80, 1, 2, 3, 4])
+        #expect(
+            WebSocketFrameWriter.frame(opcode: .close, payload: [], maskingKey: 0x0102_0304) == [
+                0x88, 0x80, 1, 2, 3, 4,
+            ])
     }
 
     // MARK: Masking
@@ -81,7 +90,10 @@ import Testing
     @Test func maskingMatchesTheByteByByteDefinition() {
         let keys: [UInt32] = [0x37fa_213d, 0xFFFF_FFFF, 0x0000_0001, 0x8040_2010]
         for key in keys {
-            let keyBytes = [UInt8(key >> 24), UInt8(truncatingIfNeeded: key >> 16), UInt8(truncatingIfNeeded: key >> 8), UInt8(truncatingIfNeeded: key)]
+            let keyBytes = [
+                UInt8(key >> 24), UInt8(truncatingIfNeeded: key >> 16), UInt8(truncatingIfNeeded: key >> 8),
+                UInt8(truncatingIfNeeded: key),
+            ]
             for count in 0...40 {
                 let payload = Self.pattern(count: count)
                 let expected = payload.indices.map { payload[$0] ^ keyBytes[$0 % 4] }
@@ -100,7 +112,8 @@ import Testing
         WebSocketFrameWriter.append(opcode: .text, payload: Self.hello, maskingKey: 0x1234_5678, to: &buffer)
         WebSocketFrameWriter.append(opcode: .binary, payload: big, to: &buffer)
         big.withUnsafeBytes { big in
-            WebSocketFrameWriter.append(opcode: .binary, payload: big, fin: false, rsv1: true, maskingKey: 0x9abc_def0, to: &buffer)
+            WebSocketFrameWriter.append(
+                opcode: .binary, payload: big, fin: false, rsv1: true, maskingKey: 0x9abc_def0, to: &buffer)
         }
         let expected =
             [0xAA]
@@ -113,8 +126,10 @@ import Testing
     // MARK: Close payloads
 
     @Test func closePayloadIsCodeThenReason() {
-        #expect(WebSocketFrameWriter.closePayload(code: .normalClosure, reason: "bye") == [0x03, 0xE8, 0x62, 0x79, 0x65])
-        #expect(WebSocketFrameWriter.closePayload(code: WebSocketCloseCode(rawValue: 4999), reason: "") == [0x13, 0x87])
+        #expect(
+            WebSocketFrameWriter.closePayload(code: .normalClosure, reason: "bye") == [0x03, 0xE8, 0x62, 0x79, 0x65])
+        #expect(
+            WebSocketFrameWriter.closePayload(code: WebSocketCloseCode(rawValue: 4999), reason: "") == [0x13, 0x87])
     }
 
     @Test func longASCIIReasonIsCutTo125Bytes() {

@@ -254,90 +254,98 @@ private struct Violation: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-private let violations: [Violation] = [
-    Violation(name: "unmasked frame to a server", bytes: serverFrame(.text, hello), closeCode: .protocolError),
-    Violation(name: "masked frame to a client", role: .client, bytes: clientFrame(.text, hello), closeCode: .protocolError),
-    Violation(name: "RSV2 set", bytes: replacingFirstByte(of: clientFrame(.text, hello), with: 0xA1), closeCode: .protocolError),
-    Violation(name: "RSV3 set", bytes: replacingFirstByte(of: clientFrame(.text, hello), with: 0x91), closeCode: .protocolError),
-    Violation(
-        name: "RSV1 without permessage-deflate", bytes: clientFrame(.text, hello, rsv1: true),
-        closeCode: .protocolError),
-    Violation(
-        name: "RSV1 on a continuation frame", inflater: .reversing,
-        bytes: clientFrame(.text, hello, fin: false, rsv1: true) + clientFrame(.continuation, hello, rsv1: true),
-        closeCode: .protocolError),
-    Violation(
-        name: "RSV1 on a ping", inflater: .reversing,
-        bytes: replacingFirstByte(of: clientFrame(.ping, hello), with: 0xC9), closeCode: .protocolError),
-    Violation(
-        name: "control frame payload of 126 bytes",
-        bytes: replacingFirstByte(of: clientFrame(.binary, pattern(count: 126)), with: 0x89),
-        closeCode: .protocolError),
-    Violation(
-        name: "fragmented ping", bytes: replacingFirstByte(of: clientFrame(.ping, hello), with: 0x09),
-        closeCode: .protocolError),
-    Violation(
-        name: "fragmented close", bytes: replacingFirstByte(of: clientFrame(.close, closeBody(1000)), with: 0x08),
-        closeCode: .protocolError),
-    Violation(
-        name: "continuation with no message in progress", bytes: clientFrame(.continuation, hello),
-        closeCode: .protocolError),
-    Violation(
-        name: "text frame inside a fragmented message",
-        bytes: clientFrame(.text, hello, fin: false) + clientFrame(.text, hello), closeCode: .protocolError),
-    Violation(
-        name: "binary frame inside a fragmented message",
-        bytes: clientFrame(.binary, hello, fin: false) + clientFrame(.binary, hello), closeCode: .protocolError),
-    Violation(
-        name: "64-bit length with the most significant bit set",
-        bytes: [0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0x05, 0x01, 0x02, 0x03, 0x04] + hello,
-        closeCode: .protocolError),
-    Violation(
-        name: "single frame over the size limit", maxMessageSize: 10,
-        bytes: clientFrame(.binary, pattern(count: 11)), closeCode: .messageTooBig),
-    Violation(
-        name: "fragment taking the message over the size limit", maxMessageSize: 10,
-        bytes: clientFrame(.binary, pattern(count: 6), fin: false) + clientFrame(.continuation, pattern(count: 5)),
-        closeCode: .messageTooBig),
-    Violation(
-        name: "compressed bytes over the size limit", inflater: .reversing, maxMessageSize: 10,
-        bytes: clientFrame(.binary, pattern(count: 11), rsv1: true), closeCode: .messageTooBig),
-    Violation(
-        name: "inflated message over the size limit", inflater: .bomb, maxMessageSize: 1000,
-        bytes: clientFrame(.binary, pattern(count: 11), rsv1: true), closeCode: .messageTooBig),
-    Violation(
-        name: "inflater that ignores the size limit", inflater: .bombIgnoringLimit, maxMessageSize: 1000,
-        bytes: clientFrame(.binary, pattern(count: 11), rsv1: true), closeCode: .messageTooBig),
-    Violation(
-        name: "invalid UTF-8 in a text frame", bytes: clientFrame(.text, [0x48, 0xC0, 0xAF, 0x6f]),
-        closeCode: .invalidPayloadData),
-    Violation(
-        name: "invalid UTF-8 across fragments",
-        bytes: clientFrame(.text, [0x61, 0xE2, 0x82], fin: false) + clientFrame(.continuation, [0x28]),
-        closeCode: .invalidPayloadData),
-    Violation(
-        name: "text message ending mid-character",
-        bytes: clientFrame(.text, [0x61, 0xE2, 0x82], fin: false) + clientFrame(.continuation, []),
-        closeCode: .invalidPayloadData),
-    Violation(
-        name: "compressed text invalid after inflating", inflater: .reversing,
-        bytes: clientFrame(.text, [0x82, 0xE2, 0x61], rsv1: true), closeCode: .invalidPayloadData),
-    Violation(name: "close body of 1 byte", bytes: clientFrame(.close, [0x03]), closeCode: .protocolError),
-    Violation(
-        name: "close reason not UTF-8", bytes: clientFrame(.close, closeBody(1000, [0x6f, 0x6b, 0xFF])),
-        closeCode: .invalidPayloadData),
-    Violation(
-        name: "close reason ending mid-character", bytes: clientFrame(.close, closeBody(1000, [0xE2, 0x82])),
-        closeCode: .invalidPayloadData),
-]
-+ ([0x3, 0x4, 0x5, 0x6, 0x7, 0xB, 0xC, 0xD, 0xE, 0xF] as [UInt8]).map { opcode in
-    Violation(
-        name: "reserved opcode \(opcode)", bytes: replacingFirstByte(of: clientFrame(.binary, hello), with: 0x80 | opcode),
-        closeCode: .protocolError)
-}
-+ ([0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, 65535] as [UInt16]).map { code in
-    Violation(name: "close code \(code)", bytes: clientFrame(.close, closeBody(code)), closeCode: .protocolError)
-}
+private let violations: [Violation] =
+    [
+        Violation(name: "unmasked frame to a server", bytes: serverFrame(.text, hello), closeCode: .protocolError),
+        Violation(
+            name: "masked frame to a client", role: .client, bytes: clientFrame(.text, hello), closeCode: .protocolError
+        ),
+        Violation(
+            name: "RSV2 set", bytes: replacingFirstByte(of: clientFrame(.text, hello), with: 0xA1),
+            closeCode: .protocolError),
+        Violation(
+            name: "RSV3 set", bytes: replacingFirstByte(of: clientFrame(.text, hello), with: 0x91),
+            closeCode: .protocolError),
+        Violation(
+            name: "RSV1 without permessage-deflate", bytes: clientFrame(.text, hello, rsv1: true),
+            closeCode: .protocolError),
+        Violation(
+            name: "RSV1 on a continuation frame", inflater: .reversing,
+            bytes: clientFrame(.text, hello, fin: false, rsv1: true) + clientFrame(.continuation, hello, rsv1: true),
+            closeCode: .protocolError),
+        Violation(
+            name: "RSV1 on a ping", inflater: .reversing,
+            bytes: replacingFirstByte(of: clientFrame(.ping, hello), with: 0xC9), closeCode: .protocolError),
+        Violation(
+            name: "control frame payload of 126 bytes",
+            bytes: replacingFirstByte(of: clientFrame(.binary, pattern(count: 126)), with: 0x89),
+            closeCode: .protocolError),
+        Violation(
+            name: "fragmented ping", bytes: replacingFirstByte(of: clientFrame(.ping, hello), with: 0x09),
+            closeCode: .protocolError),
+        Violation(
+            name: "fragmented close", bytes: replacingFirstByte(of: clientFrame(.close, closeBody(1000)), with: 0x08),
+            closeCode: .protocolError),
+        Violation(
+            name: "continuation with no message in progress", bytes: clientFrame(.continuation, hello),
+            closeCode: .protocolError),
+        Violation(
+            name: "text frame inside a fragmented message",
+            bytes: clientFrame(.text, hello, fin: false) + clientFrame(.text, hello), closeCode: .protocolError),
+        Violation(
+            name: "binary frame inside a fragmented message",
+            bytes: clientFrame(.binary, hello, fin: false) + clientFrame(.binary, hello), closeCode: .protocolError),
+        Violation(
+            name: "64-bit length with the most significant bit set",
+            bytes: [0x82, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0x05, 0x01, 0x02, 0x03, 0x04] + hello,
+            closeCode: .protocolError),
+        Violation(
+            name: "single frame over the size limit", maxMessageSize: 10,
+            bytes: clientFrame(.binary, pattern(count: 11)), closeCode: .messageTooBig),
+        Violation(
+            name: "fragment taking the message over the size limit", maxMessageSize: 10,
+            bytes: clientFrame(.binary, pattern(count: 6), fin: false) + clientFrame(.continuation, pattern(count: 5)),
+            closeCode: .messageTooBig),
+        Violation(
+            name: "compressed bytes over the size limit", inflater: .reversing, maxMessageSize: 10,
+            bytes: clientFrame(.binary, pattern(count: 11), rsv1: true), closeCode: .messageTooBig),
+        Violation(
+            name: "inflated message over the size limit", inflater: .bomb, maxMessageSize: 1000,
+            bytes: clientFrame(.binary, pattern(count: 11), rsv1: true), closeCode: .messageTooBig),
+        Violation(
+            name: "inflater that ignores the size limit", inflater: .bombIgnoringLimit, maxMessageSize: 1000,
+            bytes: clientFrame(.binary, pattern(count: 11), rsv1: true), closeCode: .messageTooBig),
+        Violation(
+            name: "invalid UTF-8 in a text frame", bytes: clientFrame(.text, [0x48, 0xC0, 0xAF, 0x6f]),
+            closeCode: .invalidPayloadData),
+        Violation(
+            name: "invalid UTF-8 across fragments",
+            bytes: clientFrame(.text, [0x61, 0xE2, 0x82], fin: false) + clientFrame(.continuation, [0x28]),
+            closeCode: .invalidPayloadData),
+        Violation(
+            name: "text message ending mid-character",
+            bytes: clientFrame(.text, [0x61, 0xE2, 0x82], fin: false) + clientFrame(.continuation, []),
+            closeCode: .invalidPayloadData),
+        Violation(
+            name: "compressed text invalid after inflating", inflater: .reversing,
+            bytes: clientFrame(.text, [0x82, 0xE2, 0x61], rsv1: true), closeCode: .invalidPayloadData),
+        Violation(name: "close body of 1 byte", bytes: clientFrame(.close, [0x03]), closeCode: .protocolError),
+        Violation(
+            name: "close reason not UTF-8", bytes: clientFrame(.close, closeBody(1000, [0x6f, 0x6b, 0xFF])),
+            closeCode: .invalidPayloadData),
+        Violation(
+            name: "close reason ending mid-character", bytes: clientFrame(.close, closeBody(1000, [0xE2, 0x82])),
+            closeCode: .invalidPayloadData),
+    ]
+    + ([0x3, 0x4, 0x5, 0x6, 0x7, 0xB, 0xC, 0xD, 0xE, 0xF] as [UInt8]).map { opcode in
+        Violation(
+            name: "reserved opcode \(opcode)",
+            bytes: replacingFirstByte(of: clientFrame(.binary, hello), with: 0x80 | opcode),
+            closeCode: .protocolError)
+    }
+    + ([0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, 65535] as [UInt16]).map { code in
+        Violation(name: "close code \(code)", bytes: clientFrame(.close, closeBody(code)), closeCode: .protocolError)
+    }
 
 // MARK: - Tests
 
@@ -393,7 +401,8 @@ private let violations: [Violation] = [
 
     @Test func messageOfExactlyTheLimitIsAccepted() throws {
         var reader = WebSocketMessageReader(role: .server, maxMessageSize: 100)
-        let bytes = clientFrame(.binary, pattern(count: 60), fin: false) + clientFrame(.continuation, pattern(count: 40))
+        let bytes =
+            clientFrame(.binary, pattern(count: 60), fin: false) + clientFrame(.continuation, pattern(count: 40))
         #expect(try feed(&reader, bytes) == [.binary(pattern(count: 60) + pattern(count: 40))])
     }
 
@@ -433,12 +442,16 @@ private let violations: [Violation] = [
     @Test func closeCarriesCodeAndReason() throws {
         var reader = WebSocketMessageReader(role: .client, maxMessageSize: 1 << 20)
         let body = WebSocketFrameWriter.closePayload(code: WebSocketCloseCode(rawValue: 4001), reason: "gone ☕")
-        #expect(try feed(&reader, serverFrame(.close, body)) == [.close(WebSocketCloseCode(rawValue: 4001), reason: "gone ☕")])
+        #expect(
+            try feed(&reader, serverFrame(.close, body)) == [
+                .close(WebSocketCloseCode(rawValue: 4001), reason: "gone ☕")
+            ])
     }
 
     @Test func bytesAfterCloseAreIgnored() throws {
         var reader = WebSocketMessageReader(role: .server, maxMessageSize: 1 << 20)
-        let bytes = clientFrame(.text, Array("Hel".utf8), fin: false) + clientFrame(.close, closeBody(1001)) + [0x81, 0x05]
+        let bytes =
+            clientFrame(.text, Array("Hel".utf8), fin: false) + clientFrame(.close, closeBody(1001)) + [0x81, 0x05]
         #expect(try feed(&reader, bytes) == [.close(.goingAway, reason: "")])
         #expect(reader.bufferedByteCount == 0)
         #expect(try feed(&reader, clientFrame(.text, hello) + [0xFF, 0xFF]).isEmpty)
@@ -493,7 +506,8 @@ private let violations: [Violation] = [
         let ping = clientFrame(.ping, [9, 9, 9, 9])
         #expect(try feed(&reader, Array(ping.dropLast())).isEmpty)
         #expect(reader.bufferedByteCount == 5 + 3)
-        #expect(try feed(&reader, [ping.last!] + clientFrame(.continuation, [])) == [.ping([9, 9, 9, 9]), .text(hello)])
+        #expect(
+            try feed(&reader, [ping.last!] + clientFrame(.continuation, [])) == [.ping([9, 9, 9, 9]), .text(hello)])
         #expect(reader.bufferedByteCount == 0)
     }
 
