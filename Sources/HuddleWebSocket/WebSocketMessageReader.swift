@@ -141,7 +141,7 @@ public struct WebSocketMessageReader {
                     throw Self.protocolError("RSV1 set, but permessage-deflate was not negotiated")
                 }
             }
-            let room = max(0, maxMessageSize - message.count)
+            let room = maxMessageSize > message.count ? maxMessageSize - message.count : 0
             guard header.payloadLength <= UInt64(room) else {
                 throw WebSocketError(.messageTooBig, "message over \(maxMessageSize) bytes")
             }

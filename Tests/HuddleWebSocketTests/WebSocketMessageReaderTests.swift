@@ -378,6 +378,39 @@ private let violations: [Violation] =
         }
     }
 
+    /// Streams of frames with random header bits, lengths and payloads, valid or not: however
+    /// the bytes are split, the reader reports the same events and the same error.
+    @Test(arguments: [WebSocketRole.server, .client])
+    func arbitraryFramesGiveTheSameOutcomeInAnySplit(role: WebSocketRole) {
+        var generator = SplitMix64(seed: role == .server ? 1 : 2)
+        for _ in 0..<300 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...6, using: &generator) {
+                // Mostly well-formed first bytes, so streams get past the first header often.
+                let firstByte =
+                    Int.random(in: 0..<8, using: &generator) != 0
+                    ? [0x81, 0x82, 0x01, 0x00, 0x80, 0x89, 0x8A, 0x88, 0xC1][Int.random(in: 0..<9, using: &generator)]
+                    : UInt8.random(in: 0...255, using: &generator)
+                let payloadCount = [0, 1, 2, 5, 7, 8, 9, 125, 126, 300][Int.random(in: 0..<10, using: &generator)]
+                let payload = (0..<payloadCount).map { _ in
+                    Bool.random(using: &generator)
+                        ? UInt8.random(in: 0x20...0x7E, using: &generator)
+                        : UInt8.random(in: 0...255, using: &generator)
+                }
+                let masked = (role == .server) != (Int.random(in: 0..<40, using: &generator) == 0)
+                let key = masked ? UInt32.random(in: 0...UInt32.max, using: &generator) : nil
+                let frame = WebSocketFrameWriter.frame(opcode: .binary, payload: payload, maskingKey: key)
+                bytes += replacingFirstByte(of: frame, with: firstByte)
+            }
+            let inflater = Bool.random(using: &generator) ? ReversingInflater() : nil
+            let whole = read(bytes, role: role, maxMessageSize: 200, inflater: inflater)
+            for split in [Split.oneByteAtATime, .random(seed: generator.next())] {
+                let outcome = read(bytes, role: role, split: split, maxMessageSize: 200, inflater: inflater)
+                #expect(outcome == whole, "\(split) of \(bytes)")
+            }
+        }
+    }
+
     // MARK: Failing early
 
     @Test func oversizedFrameFailsAtItsHeaderWithoutBuffering() throws {
