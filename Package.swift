@@ -45,7 +45,8 @@ let package = Package(
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
         .testTarget(
             name: "HuddleServerTests",
-            dependencies: ["HuddleWebSocket", "HuddleIO"]
+            dependencies: ["HuddleWebSocket", "HuddleIO"],
+            exclude: ["Python"]
         ),
     ]
 )

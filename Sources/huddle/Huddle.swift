@@ -69,7 +69,18 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
-        // Filled in with the server itself; the skeleton only parses flags.
-        _ = serverConfiguration
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "huddle")
+        do {
+            try Server(configuration: serverConfiguration, logger: logger).run()
+        } catch {
+            logger.critical("cannot start", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
+        }
     }
 }

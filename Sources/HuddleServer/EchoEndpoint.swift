@@ -1,0 +1,17 @@
+import HuddleWebSocket
+
+/// `/echo` (with --bench): every message straight back, text as text and binary as binary.
+/// The conformance suite and round-trip benchmarks drive the transport through it.
+final class EchoEndpoint: WebSocketEndpoint {
+    let maxMessageSize: Int
+
+    init(maxMessageSize: Int) { self.maxMessageSize = maxMessageSize }
+
+    func connectionOpened(_ connection: Connection) {}
+
+    func received(_ opcode: WebSocketOpcode, _ payload: [UInt8], from connection: Connection) {
+        connection.send(opcode, payload)
+    }
+
+    func connectionClosed(_ connection: Connection) {}
+}

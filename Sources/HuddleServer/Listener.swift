@@ -1,0 +1,56 @@
+import Glibc
+import HuddleIO
+
+/// A listening socket on one loop. With SO_REUSEPORT every loop has its own on the same port,
+/// so the kernel spreads new connections across loops and no loop hands sockets to another.
+final class Listener: EventHandler {
+    private let fd: Int32
+    private let tls: Bool
+    private unowned let context: LoopContext
+    private var paused = false
+
+    /// Accepts per readiness event: enough to drain a burst, few enough to stay fair to
+    /// connections already served by this loop.
+    private static let acceptsPerEvent = 64
+
+    init(fd: Int32, tls: Bool, context: LoopContext) {
+        self.fd = fd
+        self.tls = tls
+        self.context = context
+    }
+
+    func handleEvents(_ events: UInt32) {
+        for _ in 0..<Self.acceptsPerEvent {
+            do {
+                guard let (clientFD, peer) = try Socket.accept(fd) else { return }
+                context.accepted(fd: clientFD, peer: peer, tls: tls)
+            } catch let error as SystemError where error.errno == EMFILE || error.errno == ENFILE {
+                // Out of descriptors: the pending connection stays in the backlog and the socket
+                // stays readable, so stop watching it for a moment instead of spinning.
+                context.logger.warning("out of file descriptors; pausing accepts for 100 ms", metadata: ["error": "\(error)"])
+                pause()
+                return
+            } catch {
+                context.logger.warning("accept failed", metadata: ["error": "\(error)"])
+                return
+            }
+        }
+    }
+
+    private func pause() {
+        guard !paused else { return }
+        paused = true
+        context.loop.unregister(fd)
+        context.loop.schedule(after: 100) { [weak self] in
+            guard let self, self.paused else { return }
+            self.paused = false
+            try? self.context.loop.register(self.fd, events: EventLoop.readable, handler: self)
+        }
+    }
+
+    func close() {
+        if !paused { context.loop.unregister(fd) }
+        paused = false
+        Glibc.close(fd)
+    }
+}

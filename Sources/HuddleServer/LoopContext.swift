@@ -1,0 +1,154 @@
+import Glibc
+import HuddleIO
+import HuddleWebSocket
+import Logging
+
+/// The server's state on one I/O loop: its connections, the ones with output to flush this
+/// turn, its endpoints and its shared compressors. Touched only on that loop's thread.
+final class LoopContext: @unchecked Sendable {
+    let loop: EventLoop
+    let configuration: ServerConfiguration
+    let logger: Logger
+    let headLimits: HTTPHeadParser.Limits
+    let deflateOptions: PerMessageDeflateServerOptions
+    let tlsContext: TLSContext?
+    private var endpoints: [String: any WebSocketEndpoint] = [:]
+    private(set) var connections: [Connection] = []
+    private var dirty: [Connection] = []
+    /// One deflater per window size for every connection that agreed to
+    /// server_no_context_takeover: compression state is per message, so it can be shared.
+    private var sharedDeflaters: [Int: PerMessageDeflater] = [:]
+    private var listeners: [Listener] = []
+    /// Inflates for every connection whose client agreed to client_no_context_takeover: a
+    /// message is inflated whole, so one zlib stream (15-bit window, which also reads smaller
+    /// windows) serves the loop and idle connections hold no zlib memory.
+    private(set) lazy var sharedInflater = PerMessageInflater(windowBits: 15, noContextTakeover: true)
+
+    init(loop: EventLoop, configuration: ServerConfiguration, tlsContext: TLSContext?, logger: Logger) {
+        self.loop = loop
+        self.configuration = configuration
+        self.tlsContext = tlsContext
+        var logger = logger
+        logger[metadataKey: "loop"] = "\(loop.index)"
+        self.logger = logger
+        var limits = HTTPHeadParser.Limits()
+        limits.maxHeadSize = configuration.maxRequestHeadSize
+        headLimits = limits
+        var options = PerMessageDeflateServerOptions()
+        options.enabled = configuration.permessageDeflate
+        deflateOptions = options
+        loop.onTurnEnd { [unowned self] in self.flushDirty() }
+        loop.schedule(after: Self.sweepInterval, repeating: Self.sweepInterval) { [unowned self] in self.sweep() }
+    }
+
+    /// How often deadlines are checked: timeouts fire up to this late, in exchange for no
+    /// timer per connection.
+    static let sweepInterval: Int64 = 250
+
+    func addEndpoint(_ endpoint: any WebSocketEndpoint, path: String) {
+        endpoints[path] = endpoint
+    }
+
+    func endpoint(for path: String) -> (any WebSocketEndpoint)? { endpoints[path] }
+
+    func listen(fd: Int32, tls: Bool) throws {
+        let listener = Listener(fd: fd, tls: tls, context: self)
+        try loop.register(fd, events: EventLoop.readable, handler: listener)
+        listeners.append(listener)
+    }
+
+    func sharedDeflater(windowBits: Int) -> PerMessageDeflater {
+        if let deflater = sharedDeflaters[windowBits] { return deflater }
+        let deflater = PerMessageDeflater(windowBits: windowBits, noContextTakeover: true)
+        sharedDeflaters[windowBits] = deflater
+        return deflater
+    }
+
+    // MARK: Connections
+
+    func accepted(fd: Int32, peer: String, tls: Bool) {
+        var stream: TLSStream?
+        if tls, let tlsContext {
+            do {
+                stream = try TLSStream(context: tlsContext, fd: fd)
+            } catch {
+                logger.error("TLS setup failed", metadata: ["peer": "\(peer)", "error": "\(error)"])
+                _ = Glibc.close(fd)
+                return
+            }
+        }
+        let connection = Connection(fd: fd, peer: peer, tls: stream, context: self)
+        do {
+            try loop.register(fd, events: EventLoop.readable, handler: connection)
+        } catch {
+            logger.error("cannot watch connection", metadata: ["peer": "\(peer)", "error": "\(error)"])
+            _ = Glibc.close(fd)
+            return
+        }
+        connection.registered(events: EventLoop.readable)
+        connection.slot = connections.count
+        connections.append(connection)
+    }
+
+    func remove(_ connection: Connection) {
+        let slot = connection.slot
+        guard slot >= 0, slot < connections.count, connections[slot] === connection else { return }
+        let last = connections.removeLast()
+        if slot < connections.count {
+            connections[slot] = last
+            last.slot = slot
+        }
+        connection.slot = -1
+    }
+
+    func markDirty(_ connection: Connection) {
+        guard !connection.isDirty else { return }
+        connection.isDirty = true
+        dirty.append(connection)
+    }
+
+    /// End of the loop turn: every connection that queued output writes it, once.
+    private func flushDirty() {
+        guard !dirty.isEmpty else { return }
+        var index = 0
+        // A flush can queue more (a close after the last write), so walk by index.
+        while index < dirty.count {
+            let connection = dirty[index]
+            connection.isDirty = false
+            connection.flush()
+            index += 1
+        }
+        dirty.removeAll(keepingCapacity: dirty.count <= 4096)
+    }
+
+    private func sweep() {
+        let now = loop.now
+        // checkDeadlines may remove the connection (swap-remove), so iterate over a copy.
+        for connection in connections {
+            connection.checkDeadlines(now: now)
+        }
+    }
+
+    // MARK: Shutdown
+
+    /// Stops accepting, sends 1001 to every open connection, and stops the loop once every
+    /// connection is gone or `grace` has passed.
+    func shutDown(grace: Int64, then done: @escaping @Sendable () -> Void) {
+        for listener in listeners { listener.close() }
+        listeners = []
+        for connection in connections {
+            if connection.phase == .open {
+                connection.close(.goingAway, reason: "server shutting down")
+            } else if connection.phase != .closing && connection.phase != .draining {
+                connection.abort()
+            }
+        }
+        let deadline = loop.now + grace
+        loop.schedule(after: 20, repeating: 20) { [unowned self] in
+            if connections.isEmpty || loop.now >= deadline {
+                for connection in connections { connection.abort() }
+                done()
+            }
+        }
+    }
+}

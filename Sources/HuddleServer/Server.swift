@@ -1,0 +1,95 @@
+import Glibc
+import HuddleIO
+import HuddleWebSocket
+import Logging
+import Synchronization
+
+/// The Huddle server process: one event loop per thread, each with its own listening sockets
+/// (SO_REUSEPORT), running until SIGINT or SIGTERM, then shutting down gracefully.
+public final class Server {
+    private let configuration: ServerConfiguration
+    private let logger: Logger
+
+    public init(configuration: ServerConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Runs until SIGINT/SIGTERM; returns after every connection was closed (1001) or the
+    /// shutdown grace period ran out.
+    public func run() throws {
+        // A peer that vanished must give EPIPE on write, not kill the process. OpenSSL writes
+        // to sockets with write(2), so MSG_NOSIGNAL alone is not enough.
+        signal(SIGPIPE, SIG_IGN)
+        // Block the shutdown signals before any thread starts, so the loops inherit the mask
+        // and only this thread receives them, in sigwait below.
+        var shutdownSignals = sigset_t()
+        sigemptyset(&shutdownSignals)
+        sigaddset(&shutdownSignals, SIGINT)
+        sigaddset(&shutdownSignals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &shutdownSignals, nil)
+
+        let tlsContext = try makeTLSContext()
+        let threadCount = configuration.threads > 0 ? configuration.threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let loops = try (0..<threadCount).map { try EventLoop(index: $0) }
+        let contexts = loops.map { LoopContext(loop: $0, configuration: configuration, tlsContext: tlsContext, logger: logger) }
+
+        if configuration.benchEndpoints {
+            let hub = BroadcastHub(loops: loops, maxMessageSize: configuration.benchMaxMessageSize)
+            for context in contexts {
+                context.addEndpoint(EchoEndpoint(maxMessageSize: configuration.benchMaxMessageSize), path: "/echo")
+                context.addEndpoint(hub.endpoint(forLoop: context.loop.index), path: "/broadcast")
+            }
+        }
+
+        let port = try listenEverywhere(contexts, port: configuration.port, tls: false)
+        logger.notice("listening", metadata: ["url": "ws://\(configuration.host):\(port)", "threads": "\(threadCount)"])
+        if let tlsPort = configuration.tlsPort {
+            let bound = try listenEverywhere(contexts, port: tlsPort, tls: true)
+            logger.notice("listening", metadata: ["url": "wss://\(configuration.host):\(bound)"])
+        }
+        if configuration.benchEndpoints {
+            logger.notice("bench endpoints enabled: /echo, /broadcast", metadata: ["max-message-size": "\(configuration.benchMaxMessageSize)"])
+        }
+
+        let threads = try loops.map { loop in
+            try LoopThread.spawn(name: "huddle-io-\(loop.index)") { loop.run() }
+        }
+
+        var received: Int32 = 0
+        sigwait(&shutdownSignals, &received)
+        logger.notice("shutting down", metadata: ["signal": "\(received == SIGINT ? "SIGINT" : "SIGTERM")"])
+        let grace = Int64(configuration.shutdownGraceMilliseconds)
+        for context in contexts {
+            let loop = context.loop
+            loop.execute { context.shutDown(grace: grace) { loop.stop() } }
+        }
+        for thread in threads { thread.join() }
+        logger.notice("stopped")
+    }
+
+    private func makeTLSContext() throws -> TLSContext? {
+        guard configuration.tlsPort != nil else { return nil }
+        guard let certificate = configuration.tlsCertificatePath, let key = configuration.tlsKeyPath else {
+            throw ConfigurationError("--tls-port needs --tls-cert and --tls-key")
+        }
+        return try TLSContext(certificateChainPath: certificate, privateKeyPath: key)
+    }
+
+    /// Binds one listening socket per loop on the same port. With port 0 the first bind picks
+    /// the port and the others join it.
+    private func listenEverywhere(_ contexts: [LoopContext], port: Int, tls: Bool) throws -> Int {
+        var port = port
+        for context in contexts {
+            let fd = try Socket.listen(host: configuration.host, port: port, reusePort: true)
+            if port == 0 { port = Socket.localPort(fd) }
+            try context.listen(fd: fd, tls: tls)
+        }
+        return port
+    }
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

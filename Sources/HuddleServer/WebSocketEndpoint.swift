@@ -1,0 +1,12 @@
+import HuddleWebSocket
+
+/// What runs behind a WebSocket path. One instance per I/O loop, so an endpoint's state is
+/// confined to that loop's thread like the connections it serves.
+protocol WebSocketEndpoint: AnyObject {
+    /// Largest message (after reassembly and inflation) a client may send here.
+    var maxMessageSize: Int { get }
+    func connectionOpened(_ connection: Connection)
+    /// A complete data message: `opcode` is `.text` (UTF-8 already validated) or `.binary`.
+    func received(_ opcode: WebSocketOpcode, _ payload: [UInt8], from connection: Connection)
+    func connectionClosed(_ connection: Connection)
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Synchronization
+
+/// The real `huddle` binary, started on free ports for one test and stopped at the end.
+/// Ports come from the server's own "listening" log lines (it binds port 0), so parallel
+/// tests never race for a port.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    private(set) var port = 0
+    private(set) var tlsPort: Int?
+    private let log = Mutex(LogState())
+
+    private struct LogState {
+        var text = ""
+        var waiters: [(String, CheckedContinuation<Void, Never>)] = []
+    }
+
+    static var binary: URL {
+        // The test bundle runs from the build products directory, next to the huddle executable.
+        let products = URL(fileURLWithPath: try! FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .deletingLastPathComponent()
+        return products.appendingPathComponent("huddle")
+    }
+
+    /// Starts `huddle` with `arguments` (plus --port 0 and the log level unless given) and waits
+    /// until it listens.
+    init(_ arguments: [String], tls: TestCertificates? = nil) async throws {
+        var all = ["--host", "127.0.0.1", "--port", "0", "--threads", "2", "--log-level", "debug"]
+        if let tls {
+            all += ["--tls-port", "0", "--tls-cert", tls.serverCertificate.path, "--tls-key", tls.serverKey.path]
+        }
+        all += arguments
+        process.executableURL = Self.binary
+        process.arguments = all
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        stderr.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.append(String(decoding: data, as: UTF8.self))
+        }
+        try process.run()
+        try await waitForLog("url=ws://", timeout: 20)
+        port = try parsePort(scheme: "ws")
+        if tls != nil {
+            try await waitForLog("url=wss://", timeout: 5)
+            tlsPort = try parsePort(scheme: "wss")
+        }
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    var url: String { "ws://127.0.0.1:\(port)" }
+    var tlsURL: String { "wss://127.0.0.1:\(tlsPort ?? 0)" }
+    var logText: String { log.withLock { $0.text } }
+
+    private func append(_ text: String) {
+        let ready = log.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.text += text
+            var ready: [CheckedContinuation<Void, Never>] = []
+            state.waiters.removeAll { needle, continuation in
+                guard state.text.contains(needle) else { return false }
+                ready.append(continuation)
+                return true
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    /// Waits until the server's log contains `needle`.
+    func waitForLog(_ needle: String, timeout: Double = 5) async throws {
+        let found = Atomic<Bool>(false)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let already = self.log.withLock { state -> Bool in
+                        if state.text.contains(needle) { return true }
+                        state.waiters.append((needle, continuation))
+                        return false
+                    }
+                    if already { continuation.resume() }
+                }
+                found.store(true, ordering: .relaxed)
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(timeout))
+                if !found.load(ordering: .relaxed) {
+                    throw TestFailure("server log never showed \"\(needle)\" within \(timeout) s; log:\n\(self.logText)")
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+            // Release a waiter still parked (the timeout won): resume it so the group can finish.
+            self.append("")
+        }
+        if !found.load(ordering: .relaxed) {
+            throw TestFailure("server log never showed \"\(needle)\"; log:\n\(logText)")
+        }
+    }
+
+    private func parsePort(scheme: String) throws -> Int {
+        let marker = "url=\(scheme)://127.0.0.1:"
+        guard let range = logText.range(of: marker) else { throw TestFailure("no \(scheme) url in log") }
+        let digits = logText[range.upperBound...].prefix { $0.isNumber }
+        guard let port = Int(digits) else { throw TestFailure("bad port in log") }
+        return port
+    }
+
+    /// Sends SIGTERM and waits for the exit; returns the exit status.
+    @discardableResult
+    func stop(timeout: Double = 10) async throws -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            if Date() > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                throw TestFailure("server did not exit within \(timeout) s of SIGTERM")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
