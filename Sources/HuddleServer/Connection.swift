@@ -45,6 +45,8 @@ final class Connection: EventHandler {
 
     private var outbound: [UInt8] = []
     private var outboundOffset = 0
+    /// Where WebSocket frames begin in `outbound` (after a 101 response still queued).
+    private var outboundFramesStart = 0
     var isDirty = false
     private var registeredEvents: UInt32 = 0
 
@@ -82,7 +84,6 @@ final class Connection: EventHandler {
         return deflate.serverNoContextTakeover && deflate.serverMaxWindowBits == 15
     }
 
-    var bufferedInputBytes: Int { (reader?.bufferedByteCount ?? 0) }
     var queuedOutputBytes: Int { outbound.count - outboundOffset }
 
     // MARK: Events
@@ -153,12 +154,15 @@ final class Connection: EventHandler {
         case .open, .closing:
             guard reader != nil else { return }  // closing after an HTTP reply: input is ignored
             do {
+                // While the reader runs, its event handler must not replace `reader` (an
+                // overlapping access): state changes made there take effect right after.
                 try reader!.read(bytes) { event in self.handle(event) }
             } catch let error as WebSocketError {
                 fail(error)
             } catch {
                 fail(WebSocketError(.internalError, "unexpected error"))
             }
+            if phase != .open && phase != .closing { reader = nil }
         case .tlsHandshake, .draining, .closed:
             break
         }
@@ -217,6 +221,7 @@ final class Connection: EventHandler {
                 }
             }
             enqueue(WebSocketHandshake.upgradeResponse(key: request.key, extensionHeader: extensionHeader, subprotocol: nil))
+            outboundFramesStart = outbound.count
             reader = WebSocketMessageReader(role: .server, maxMessageSize: endpoint.maxMessageSize, inflater: inflater)
             self.endpoint = endpoint
             phase = .open
@@ -279,7 +284,7 @@ final class Connection: EventHandler {
             enqueueFrame(.close, WebSocketFrameWriter.closePayload(code: error.closeCode, reason: error.reason))
         }
         enterClosing(shutdownAfterFlush: true)
-        reader = nil  // nothing more is parsed
+        reader = nil  // nothing more is parsed (fail is never called from inside the reader)
     }
 
     private func enterClosing(shutdownAfterFlush: Bool) {
@@ -318,10 +323,14 @@ final class Connection: EventHandler {
 
     /// The backpressure rule: a new message is admitted while the queue holds less than the
     /// limit, so memory per connection stays under the limit plus one message. A reader that
-    /// falls further behind is closed with 1008; the close frame goes out after what is queued.
+    /// falls further behind is closed with 1008: the queued frames that have not started to
+    /// leave are dropped (their memory freed at once) and the close frame follows the frame in
+    /// flight, so the reader learns why as soon as it catches up with its socket buffer.
     private func admitOutput() -> Bool {
         guard queuedOutputBytes >= context.configuration.maxOutboundBytes else { return true }
         context.logger.warning("closing slow consumer", metadata: ["peer": "\(peer)", "queued": "\(queuedOutputBytes)"])
+        let end = WebSocketFrameWriter.endOfFrame(covering: outboundOffset, in: outbound, from: outboundFramesStart)
+        outbound.removeSubrange(end...)
         close(.policyViolation, reason: "slow consumer: outbound queue over \(context.configuration.maxOutboundBytes) bytes")
         return false
     }
@@ -365,6 +374,7 @@ final class Connection: EventHandler {
             outbound.removeAll(keepingCapacity: true)
         }
         outboundOffset = 0
+        outboundFramesStart = 0
         updateInterest()
         if phase == .closing && shutdownAfterFlush { shutDownOurSide() }
     }
@@ -373,7 +383,6 @@ final class Connection: EventHandler {
         tls?.shutdown()
         Socket.shutdownWrite(fd)
         phase = .draining
-        reader = nil
         outbound = []
         deadline = context.loop.now + Self.closingTimeout
     }
@@ -434,7 +443,6 @@ final class Connection: EventHandler {
             self.endpoint = nil
         }
         phase = .closed
-        reader = nil
         httpParser = nil
         outbound = []
         context.loop.unregister(fd)

@@ -95,4 +95,20 @@ public enum WebSocketFrameWriter {
             fin: fin, rsv1: rsv1, opcodeBits: opcode.rawValue, maskingKey: maskingKey,
             payloadLength: UInt64(payloadCount))
     }
+
+    /// Where the frame that covers byte `offset` ends, in a buffer of whole frames written by
+    /// this writer starting at `start`. A sender that must stop early (a slow consumer being
+    /// closed) cuts its queue there: the frame already leaving is finished, the rest dropped.
+    public static func endOfFrame(covering offset: Int, in frames: [UInt8], from start: Int) -> Int {
+        frames.withUnsafeBytes { bytes in
+            var boundary = start
+            while boundary < offset, boundary + 2 <= bytes.count {
+                let headerLength = WebSocketFrameHeader.byteCount(secondByte: bytes[boundary + 1])
+                guard boundary + headerLength <= bytes.count else { return bytes.count }
+                let header = WebSocketFrameHeader(decoding: UnsafeRawBufferPointer(rebasing: bytes[boundary...]))
+                boundary += headerLength + Int(header.payloadLength)
+            }
+            return min(boundary, bytes.count)
+        }
+    }
 }

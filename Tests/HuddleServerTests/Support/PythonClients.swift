@@ -26,7 +26,7 @@ enum PythonClients {
         if FileManager.default.fileExists(atPath: marker.path) { return python }
         try runChecked("/usr/bin/env", ["python3", "-m", "venv", venv.path])
         try runChecked(python.path, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "websockets==\(websocketsVersion)"])
-        FileManager.default.createFile(atPath: marker.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: marker.path, contents: Data())
         return python
     }.mapError { TestFailure("cannot prepare the Python test clients: \($0)") }
 

@@ -10,8 +10,13 @@ final class RawClient {
     private var reader = WebSocketMessageReader(role: .client, maxMessageSize: 1 << 26)
     private var events: [WebSocketEvent] = []
 
-    init(port: Int, receiveTimeout: Double = 10) throws {
+    /// `receiveBufferSize` shrinks our socket buffer (before connecting, so the TCP window is
+    /// small too): a server's writes to a client that does not read then back up quickly.
+    init(port: Int, receiveTimeout: Double = 10, receiveBufferSize: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBufferSize {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -26,14 +31,8 @@ final class RawClient {
     deinit { close(fd) }
 
     func setReceiveTimeout(_ seconds: Double) {
-        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int32((seconds - Double(Int(seconds))) * 1_000_000))
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    /// Shrinks our receive buffer so a server's writes back up quickly (slow-reader tests).
-    func setSmallReceiveBuffer() {
-        var size: Int32 = 4096
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     }
 
     func send(_ bytes: [UInt8]) throws {

@@ -8,12 +8,7 @@ final class ServerProcess: @unchecked Sendable {
     let process = Process()
     private(set) var port = 0
     private(set) var tlsPort: Int?
-    private let log = Mutex(LogState())
-
-    private struct LogState {
-        var text = ""
-        var waiters: [(String, CheckedContinuation<Void, Never>)] = []
-    }
+    private let log = Mutex("")
 
     static var binary: URL {
         // The test bundle runs from the build products directory, next to the huddle executable.
@@ -55,50 +50,20 @@ final class ServerProcess: @unchecked Sendable {
 
     var url: String { "ws://127.0.0.1:\(port)" }
     var tlsURL: String { "wss://127.0.0.1:\(tlsPort ?? 0)" }
-    var logText: String { log.withLock { $0.text } }
+    var logText: String { log.withLock { $0 } }
 
     private func append(_ text: String) {
-        let ready = log.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.text += text
-            var ready: [CheckedContinuation<Void, Never>] = []
-            state.waiters.removeAll { needle, continuation in
-                guard state.text.contains(needle) else { return false }
-                ready.append(continuation)
-                return true
-            }
-            return ready
-        }
-        for continuation in ready { continuation.resume() }
+        log.withLock { $0 += text }
     }
 
     /// Waits until the server's log contains `needle`.
     func waitForLog(_ needle: String, timeout: Double = 5) async throws {
-        let found = Atomic<Bool>(false)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let already = self.log.withLock { state -> Bool in
-                        if state.text.contains(needle) { return true }
-                        state.waiters.append((needle, continuation))
-                        return false
-                    }
-                    if already { continuation.resume() }
-                }
-                found.store(true, ordering: .relaxed)
+        let deadline = Date().addingTimeInterval(timeout)
+        while !logText.contains(needle) {
+            guard Date() < deadline else {
+                throw TestFailure("server log never showed \"\(needle)\" within \(timeout) s; log:\n\(logText)")
             }
-            group.addTask {
-                try await Task.sleep(for: .seconds(timeout))
-                if !found.load(ordering: .relaxed) {
-                    throw TestFailure("server log never showed \"\(needle)\" within \(timeout) s; log:\n\(self.logText)")
-                }
-            }
-            try await group.next()
-            group.cancelAll()
-            // Release a waiter still parked (the timeout won): resume it so the group can finish.
-            self.append("")
-        }
-        if !found.load(ordering: .relaxed) {
-            throw TestFailure("server log never showed \"\(needle)\"; log:\n\(logText)")
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 
