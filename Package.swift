@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // Huddle: a real-time WebSocket pub/sub server on POSIX sockets, epoll, OpenSSL and zlib.
-// Layers (see DESIGN notes in README.md): CHuddleShims <- HuddleIO <- HuddleServer,
-// CHuddleShims <- HuddleWebSocket <- HuddleServer <- huddle (CLI).
+// Layers (README.md, "Layout"): CHuddleShims <- HuddleIO, HuddleWebSocket; HuddleProtocol and
+// HuddleCore stand alone; HuddleServer wires them all; huddle (CLI) runs HuddleServer.
 import PackageDescription
 
 let package = Package(
@@ -26,11 +26,15 @@ let package = Package(
         .target(name: "HuddleIO", dependencies: ["CHuddleShims"]),
         // HTTP/1.1 upgrade, RFC 6455 framing, RFC 7692 permessage-deflate: pure state machines, no sockets.
         .target(name: "HuddleWebSocket", dependencies: ["CHuddleShims"]),
+        // The JSON wire protocol (protocol.md): request decoding, reply and event encoding.
+        .target(name: "HuddleProtocol"),
+        // The product: one deterministic state machine; no I/O, no clock, no randomness.
+        .target(name: "HuddleCore"),
         // Wires connections, endpoints and limits together.
         .target(
             name: "HuddleServer",
             dependencies: [
-                "HuddleIO", "HuddleWebSocket",
+                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -43,9 +47,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
+        .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
+        .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
         .testTarget(
             name: "HuddleServerTests",
-            dependencies: ["HuddleWebSocket", "HuddleIO"],
+            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol"],
             exclude: ["Python"]
         ),
     ]
