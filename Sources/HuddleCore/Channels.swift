@@ -13,13 +13,18 @@ public struct Channels: Sendable, Equatable {
 
     /// Appends to `name`, creating the channel (and its epoch) on its first publication.
     mutating func publish(to name: String, _ publication: RetainedPublication, limit: HistoryLimit) -> Publication {
-        if byName[name] == nil {
+        // One hash of the name per publish for an existing channel: mutate through the index.
+        let index: Dictionary<String, Channel>.Index
+        if let existing = byName.index(forKey: name) {
+            index = existing
+        } else {
             createdCount += 1
             byName[name] = Channel(epoch: ChannelEpoch.make(time: publication.time, sequence: createdCount))
+            index = byName.index(forKey: name)!
         }
-        let offset = byName[name]!.append(publication, limit: limit)
+        let offset = byName.values[index].append(publication, limit: limit)
         return Publication(
-            channel: name, epoch: byName[name]!.epoch, offset: offset,
+            channel: name, epoch: byName.values[index].epoch, offset: offset,
             type: publication.type, from: publication.from, data: publication.data, time: publication.time
         )
     }
