@@ -31,7 +31,7 @@ let package = Package(
         // The product: one deterministic state machine; no I/O, no clock, no randomness.
         .target(name: "HuddleCore"),
         // Durability: the write-ahead log and snapshots, as checksummed bytes on disk.
-        .target(name: "HuddleStore", dependencies: ["CHuddleShims"]),
+        .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
         // Wires connections, endpoints and limits together.
         .target(
             name: "HuddleServer",

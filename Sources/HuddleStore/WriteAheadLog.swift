@@ -338,7 +338,9 @@ public final class WriteAheadLog {
         do {
             try FileIO.syncDirectory(directory)
         } catch {
+            // Left in place, the empty segment would claim sequences the current one goes on to use.
             FileIO.close(fd)
+            _ = Glibc.unlink(path)
             throw error
         }
         let segment = LogSegmentInfo(

@@ -201,6 +201,19 @@ import Testing
         #expect(try replay(reopened) == expectedRecords(1...2))  // close synced them
     }
 
+    @Test func replayChecksEveryRecordAgain() throws {
+        let directory = TemporaryDirectory()
+        let log = try WriteAheadLog(directory: directory.path, syncPolicy: .always)
+        try appendRecords(log, 1...3)
+        let second = 24 + encodedRecord(sequence: 1, payload: payload(1)).count
+        directory.flipBit(segmentName(1), atByte: second + 17)  // damaged after recovery checked it
+        let reader = try log.records(after: 0)
+        #expect(try reader.next() == LogRecord(sequence: 1, payload: payload(1)))
+        #expect(throws: StoreError.corruptLog(file: segmentName(1), offset: second, reason: "record checksum mismatch")) {
+            try reader.next()
+        }
+    }
+
     @Test func aReaderIsNotDisturbedByLaterAppendsOrRemovals() throws {
         let directory = TemporaryDirectory()
         let log = try WriteAheadLog(directory: directory.path, syncPolicy: .always)
