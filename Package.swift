@@ -30,6 +30,8 @@ let package = Package(
         .target(name: "HuddleProtocol"),
         // The product: one deterministic state machine; no I/O, no clock, no randomness.
         .target(name: "HuddleCore"),
+        // Durability: the write-ahead log and snapshots, as checksummed bytes on disk.
+        .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
         // Wires connections, endpoints and limits together.
         .target(
             name: "HuddleServer",
@@ -49,6 +51,7 @@ let package = Package(
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
+        .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
         .testTarget(
             name: "HuddleServerTests",
             dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol"],
