@@ -36,7 +36,7 @@ let package = Package(
         .target(
             name: "HuddleServer",
             dependencies: [
-                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore",
+                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -44,6 +44,7 @@ let package = Package(
             name: "huddle",
             dependencies: [
                 "HuddleServer",
+                "HuddleStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
