@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "huddle", targets: ["huddle"]),
         .library(name: "HuddleWebSocket", targets: ["HuddleWebSocket"]),
         .library(name: "HuddleIO", targets: ["HuddleIO"]),
+        .library(name: "HuddleClient", targets: ["HuddleClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -30,6 +31,8 @@ let package = Package(
         .target(name: "HuddleProtocol"),
         // The product: one deterministic state machine; no I/O, no clock, no randomness.
         .target(name: "HuddleCore"),
+        // The client library: WebSocket connections over HuddleIO (many per loop), TLS, deflate.
+        .target(name: "HuddleClient", dependencies: ["HuddleIO", "HuddleWebSocket", "HuddleProtocol"]),
         // Wires connections, endpoints and limits together.
         .target(
             name: "HuddleServer",
@@ -51,7 +54,7 @@ let package = Package(
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
         .testTarget(
             name: "HuddleServerTests",
-            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol"],
+            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol", "HuddleClient"],
             exclude: ["Python"]
         ),
     ]
