@@ -250,7 +250,10 @@ public final class WebSocketClientConnection: EventHandler {
         case .tlsHandshake:
             continueTLSHandshake()
         case .upgrading, .open, .closing:
-            if events & (EventLoop.readable | EventLoop.hangup | EventLoop.error) != 0 {
+            // A TLS read can need the socket writable (a TLS 1.3 key update to answer): retry
+            // it then, or level-triggered writability would wake the loop forever.
+            let readWaitsForWritable = tls?.wantsWriteReadiness == true && events & EventLoop.writable != 0
+            if events & (EventLoop.readable | EventLoop.hangup | EventLoop.error) != 0 || readWaitsForWritable {
                 readAvailable()
             }
             if state != .closed, events & EventLoop.writable != 0 || tls?.wantsWriteReadiness == true {
