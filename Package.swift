@@ -8,6 +8,7 @@ let package = Package(
     name: "Huddle",
     products: [
         .executable(name: "huddle", targets: ["huddle"]),
+        .executable(name: "huddle-loadtest", targets: ["huddle-loadtest"]),
         .library(name: "HuddleWebSocket", targets: ["HuddleWebSocket"]),
         .library(name: "HuddleIO", targets: ["HuddleIO"]),
         .library(name: "HuddleClient", targets: ["HuddleClient"]),
@@ -15,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
         // The few C declarations Swift cannot import on its own (macros, inline helpers),
@@ -52,10 +54,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The load-test harness (loadtest/README.md): scenarios on HuddleClient, many
+        // connections per loop thread, latency in HdrHistogram.
+        .executableTarget(
+            name: "huddle-loadtest",
+            dependencies: [
+                "HuddleClient", "HuddleIO", "HuddleProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "loadtest"
+        ),
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
+        .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest"]),
         .testTarget(
             name: "HuddleServerTests",
             dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol", "HuddleClient"],

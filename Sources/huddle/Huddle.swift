@@ -48,6 +48,7 @@ struct Serve: ParsableCommand {
     var fsync: String = "always"
     @Option(help: "Seconds between snapshots (a snapshot also follows 64 MiB of log).")
     var snapshotInterval: Int = 300
+    @Option(help: "Requests per second per connection (bursts of twice as many).") var rateLimit: Double = 50
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -60,6 +61,7 @@ struct Serve: ParsableCommand {
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive") }
         guard Self.syncPolicy(fsync) != nil else { throw ValidationError("--fsync must be always, everysec or no") }
         guard snapshotInterval > 0 else { throw ValidationError("--snapshot-interval must be positive") }
+        guard rateLimit > 0 else { throw ValidationError("--rate-limit must be positive") }
         guard kdfIterations >= 1000 else { throw ValidationError("--kdf-iterations must be at least 1000") }
         guard sessionTTL > 0, presenceGrace >= 0 else { throw ValidationError("--session-ttl must be positive and --presence-grace not negative") }
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -84,6 +86,8 @@ struct Serve: ParsableCommand {
         config.maxOutboundBytes = maxOutboundBytes
         config.apiKey = apiKey ?? ProcessEnvironment.value("HUDDLE_API_KEY")
         config.kdfIterations = kdfIterations
+        config.requestsPerSecond = rateLimit
+        config.requestBurst = rateLimit * 2
         config.dataDirectory = dataDir
         config.syncPolicy = Self.syncPolicy(fsync) ?? .always
         config.snapshotIntervalMilliseconds = snapshotInterval * 1000

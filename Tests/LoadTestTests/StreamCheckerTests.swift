@@ -1,0 +1,47 @@
+import Testing
+
+@testable import huddle_loadtest
+
+/// The harness's delivery check must catch every way a stream can go wrong.
+@Suite struct StreamCheckerTests {
+    @Test func cleanStreamsCountNothingWrong() {
+        var checker = StreamChecker(receivers: 2, publishers: 2)
+        for sequence in 0..<100 {
+            for receiver in 0..<2 {
+                for publisher in 0..<2 { checker.observe(receiver: receiver, publisher: publisher, sequence: sequence) }
+            }
+        }
+        #expect(checker.counts == .init(delivered: 400))
+        #expect(checker.missing(sentPerPublisher: [100, 100]) == 0)
+    }
+
+    @Test func detectsAnInjectedGap() {
+        var checker = StreamChecker(receivers: 1, publishers: 1)
+        for sequence in [0, 1, 2, 5, 6] { checker.observe(receiver: 0, publisher: 0, sequence: sequence) }
+        #expect(checker.counts.gaps == 1)
+        #expect(checker.missing(sentPerPublisher: [7]) == 2)  // 3 and 4 never came
+    }
+
+    @Test func detectsAnInjectedDuplicate() {
+        var checker = StreamChecker(receivers: 1, publishers: 1)
+        for sequence in [0, 1, 2, 2, 3] { checker.observe(receiver: 0, publisher: 0, sequence: sequence) }
+        #expect(checker.counts.duplicates == 1)
+        #expect(checker.counts.gaps == 0)
+        #expect(checker.missing(sentPerPublisher: [4]) == 0)
+    }
+
+    @Test func detectsReorderingAndDoesNotCallItLoss() {
+        var checker = StreamChecker(receivers: 1, publishers: 1)
+        for sequence in [0, 2, 1, 3] { checker.observe(receiver: 0, publisher: 0, sequence: sequence) }
+        #expect(checker.counts.reordered == 1)
+        #expect(checker.counts.duplicates == 0)
+        #expect(checker.missing(sentPerPublisher: [4]) == 0)
+    }
+
+    @Test func messagesNeverReceivedAtTheEndAreMissing() {
+        var checker = StreamChecker(receivers: 2, publishers: 1)
+        for sequence in 0..<10 { checker.observe(receiver: 0, publisher: 0, sequence: sequence) }
+        for sequence in 0..<7 { checker.observe(receiver: 1, publisher: 0, sequence: sequence) }
+        #expect(checker.missing(sentPerPublisher: [10]) == 3)
+    }
+}
