@@ -20,10 +20,62 @@ struct HTTPExchange {
         // A server may answer (413, 401) and close before it reads a large body: the response
         // still arrives, so a failed send of the rest is not the test's concern.
         try? client.send(head + "\r\n" + (body ?? ""))
-        let response = try client.readResponse()
-        status = response.status
-        headers = response.headers
-        self.body = response.body
+        // Read to the end of the body by Content-Length, else to EOF (we asked for
+        // Connection: close), so a body without Content-Length or a chunked one is read too.
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 {
+                bytes += buffer[0..<count]
+                if Self.isComplete(bytes) { break }
+                continue
+            }
+            if count == 0 || errno == ECONNRESET { break }
+            throw TestFailure("HTTP \(method) \(target): recv failed (errno \(errno)) after \(bytes.count) bytes")
+        }
+        guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else {
+            throw TestFailure("HTTP \(method) \(target): no response head in \(bytes.count) bytes")
+        }
+        var lines = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        var payload = Array(bytes[end.upperBound...])
+        if let length = headers["content-length"].flatMap(Int.init) {
+            payload = Array(payload.prefix(length))
+        } else if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
+            payload = Self.dechunk(payload)
+        }
+        status = statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0
+        self.headers = headers
+        self.body = String(decoding: payload, as: UTF8.self)
+    }
+
+    private static func isComplete(_ bytes: [UInt8]) -> Bool {
+        guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { return false }
+        let head = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).lowercased()
+        guard let line = head.components(separatedBy: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        else { return false }
+        return bytes.count - end.upperBound >= length
+    }
+
+    private static func dechunk(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        var rest = bytes[...]
+        while let lineEnd = rest.firstRange(of: Array("\r\n".utf8)),
+            let size = Int(String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self).split(separator: ";").first ?? "", radix: 16),
+            size > 0
+        {
+            rest = rest[lineEnd.upperBound...]
+            output += rest.prefix(size)
+            rest = rest.dropFirst(size + 2)
+        }
+        return output
     }
 }
 

@@ -139,6 +139,8 @@ import Testing
         #expect(try alice.eventIfAny(within: 0.2) == nil)
         let history = try alice.ok("history", ["channel": "inbox:alice"])
         #expect((history["publications"] as? [Any])?.isEmpty == true)
+        #expect(try bob.errorCode("unsubscribe", ["channel": "inbox:alice"]) == "not_subscribed")
+        #expect(try alice.ok("unsubscribe", ["channel": "inbox:alice"]).isEmpty)
     }
 
     // MARK: Chat
@@ -163,6 +165,10 @@ import Testing
         #expect(try carol.errorCode("history", ["channel": "chat:alice~bob"]) == "forbidden")
         let history = try bob.ok("history", ["channel": "chat:alice~bob"])
         #expect((history["publications"] as? [JSONObject])?.map { JSON.int($0["offset"]) } == [2, 1])
+        #expect(try alice.ok("unsubscribe", ["channel": "chat:alice~bob"]).isEmpty)
+        try bob.publish("chat:alice~bob", ["text": "still there?"])
+        #expect(JSON.int(try bob.nextEvent("publication")["offset"]) == 3)
+        #expect(try alice.eventIfAny(within: 0.2) == nil)
     }
 
     @Test func chatNameMustBeCanonical() async throws {
