@@ -43,7 +43,7 @@ final class BroadcastEndpoint: WebSocketEndpoint, @unchecked Sendable {
 
     init(maxMessageSize: Int) { self.maxMessageSize = maxMessageSize }
 
-    func connectionOpened(_ connection: Connection) {
+    func connectionOpened(_ connection: Connection, request: WebSocketHandshake.Request) {
         connection.endpointSlot = subscribers.count
         subscribers.append(connection)
         if connection.acceptsSharedDeflatedFrames {

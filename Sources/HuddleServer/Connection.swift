@@ -16,6 +16,8 @@ final class Connection: EventHandler {
         case tlsHandshake
         /// Waiting for the HTTP request head.
         case httpHead
+        /// Reading a request body (HTTP API), then waiting for its response.
+        case httpBody
         /// WebSocket open: messages flow both ways.
         case open
         /// Our close frame or final HTTP response is queued; no more messages are sent and
@@ -34,9 +36,12 @@ final class Connection: EventHandler {
     /// Index in the loop's connection list and in the endpoint's list (swap-remove bookkeeping).
     var slot = -1
     var endpointSlot = -1
+    /// Whatever per-connection state the endpoint keeps (nil for the raw bench endpoints).
+    var endpointState: AnyObject?
 
     private let tls: TLSStream?
     private var httpParser: HTTPHeadParser?
+    private var pendingRequest: PendingHTTPRequest?
     private var reader: WebSocketMessageReader?
     private var endpoint: (any WebSocketEndpoint)?
     private var deflate: PerMessageDeflateParameters?
@@ -163,6 +168,8 @@ final class Connection: EventHandler {
                 fail(WebSocketError(.internalError, "unexpected error"))
             }
             if phase != .open && phase != .closing { reader = nil }
+        case .httpBody:
+            consumeBody(bytes)
         case .tlsHandshake, .draining, .closed:
             break
         }
@@ -181,19 +188,73 @@ final class Connection: EventHandler {
         }
         guard let (head, consumed) = parsed else { return }
         httpParser = nil
+        if head.path.hasPrefix("/api/") {
+            beginAPIRequest(head, rest: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
+            return
+        }
         route(head)
         if phase == .open, consumed < bytes.count {
             consume(UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
         }
     }
 
+    /// HTTP API requests carry a JSON body (Content-Length only; chunked bodies are refused).
+    private func beginAPIRequest(_ head: HTTPRequestHead, rest: UnsafeRawBufferPointer) {
+        guard let api = context.httpAPI else {
+            respond(status: 404, body: "the HTTP API is disabled (start the server with --api-key)")
+            return
+        }
+        if !head.headers.values("transfer-encoding").isEmpty {
+            respond(status: 411, body: "send the body with Content-Length")
+            return
+        }
+        let lengthText = head.headers[first: "content-length"] ?? "0"
+        guard let length = Int(lengthText), length >= 0 else {
+            respond(status: 400, body: "bad Content-Length")
+            return
+        }
+        guard length <= HTTPAPI.maxBodyBytes else {
+            respond(status: 413, body: "body over \(HTTPAPI.maxBodyBytes) bytes")
+            return
+        }
+        pendingRequest = PendingHTTPRequest(head: head, expectedLength: length, api: api)
+        phase = .httpBody
+        consumeBody(rest)
+    }
+
+    private func consumeBody(_ bytes: UnsafeRawBufferPointer) {
+        guard let request = pendingRequest, !request.dispatched else { return }
+        let wanted = request.expectedLength - request.body.count
+        request.body.append(contentsOf: bytes.prefix(wanted))
+        guard request.body.count == request.expectedLength else { return }
+        request.dispatched = true
+        request.api.handle(request.head, body: request.body, from: self)
+    }
+
+    /// Completes an HTTP API request (possibly a loop turn or more after it arrived).
+    func respondJSON(status: Int, body: [UInt8]) {
+        guard phase == .httpBody else { return }
+        pendingRequest = nil
+        respond(status: status, contentType: "application/json", body: body)
+    }
+
+    /// Answers a plain GET (metrics) with a body built by the server.
+    func respondText(status: Int, contentType: String, body: [UInt8]) {
+        respond(status: status, contentType: contentType, body: body)
+    }
+
     private func route(_ head: HTTPRequestHead) {
-        if head.path == "/healthz", !WebSocketHandshake.isUpgradeRequest(head) {
+        if head.path == "/healthz" || head.path == "/metrics", !WebSocketHandshake.isUpgradeRequest(head) {
             guard head.method == "GET" || head.method == "HEAD" else {
                 respond(status: 405, headers: [("Allow", "GET, HEAD")], body: "method not allowed")
                 return
             }
-            respond(status: 200, body: "ok", omitBody: head.method == "HEAD")
+            if head.path == "/metrics" {
+                let text = context.metrics.prometheusText()
+                respond(status: 200, contentType: "text/plain; version=0.0.4", body: head.method == "HEAD" ? [] : Array(text.utf8))
+            } else {
+                respond(status: 200, body: "ok", omitBody: head.method == "HEAD")
+            }
             return
         }
         guard let endpoint = context.endpoint(for: head.path) else {
@@ -206,6 +267,15 @@ final class Connection: EventHandler {
             context.logger.info("handshake rejected", metadata: ["peer": "\(peer)", "status": "\(status)", "reason": "\(reason)"])
             respond(status: status, headers: headers, body: reason)
         case .upgrade(let request):
+            let subprotocol: String?
+            switch endpoint.accept(request) {
+            case .reject(let status, let reason):
+                context.logger.info("upgrade refused", metadata: ["peer": "\(peer)", "status": "\(status)", "reason": "\(reason)"])
+                respond(status: status, body: reason)
+                return
+            case .accept(let chosen):
+                subprotocol = chosen
+            }
             var extensionHeader: String?
             var inflater: PerMessageInflater?
             if let (parameters, header) = PerMessageDeflateNegotiation.negotiate(
@@ -220,22 +290,26 @@ final class Connection: EventHandler {
                     privateDeflater = PerMessageDeflater(windowBits: parameters.serverMaxWindowBits, noContextTakeover: false)
                 }
             }
-            enqueue(WebSocketHandshake.upgradeResponse(key: request.key, extensionHeader: extensionHeader, subprotocol: nil))
+            enqueue(WebSocketHandshake.upgradeResponse(key: request.key, extensionHeader: extensionHeader, subprotocol: subprotocol))
             outboundFramesStart = outbound.count
             reader = WebSocketMessageReader(role: .server, maxMessageSize: endpoint.maxMessageSize, inflater: inflater)
             self.endpoint = endpoint
             phase = .open
-            endpoint.connectionOpened(self)
+            context.metrics.loop(context.loop.index).webSocketsOpened.add(1, ordering: .relaxed)
+            endpoint.connectionOpened(self, request: request)
         }
     }
 
-    /// Sends a complete HTTP response and closes once it is written.
+    /// Sends a complete plain-text HTTP response and closes once it is written.
     private func respond(status: Int, headers: [(String, String)] = [], body: String, omitBody: Bool = false) {
+        respond(status: status, headers: headers, contentType: "text/plain; charset=utf-8", body: Array((body + "\n").utf8), omitBody: omitBody)
+    }
+
+    private func respond(status: Int, headers: [(String, String)] = [], contentType: String, body: [UInt8], omitBody: Bool = false) {
         var allHeaders = headers
-        allHeaders.append(("Content-Type", "text/plain; charset=utf-8"))
-        let bodyBytes = Array((body + "\n").utf8)
-        var response = HTTPResponseWriter.response(status: status, headers: allHeaders, body: bodyBytes, close: true)
-        if omitBody { response.removeLast(bodyBytes.count) }
+        allHeaders.append(("Content-Type", contentType))
+        var response = HTTPResponseWriter.response(status: status, headers: allHeaders, body: body, close: true)
+        if omitBody { response.removeLast(body.count) }
         httpParser = nil
         enqueue(response)
         phase = .closing
@@ -248,9 +322,15 @@ final class Connection: EventHandler {
     private func handle(_ event: WebSocketEvent) {
         switch event {
         case .text(let payload):
-            if phase == .open { endpoint?.received(.text, payload, from: self) }
+            if phase == .open {
+                context.metrics.loop(context.loop.index).messagesReceived.add(1, ordering: .relaxed)
+                endpoint?.received(.text, payload, from: self)
+            }
         case .binary(let payload):
-            if phase == .open { endpoint?.received(.binary, payload, from: self) }
+            if phase == .open {
+                context.metrics.loop(context.loop.index).messagesReceived.add(1, ordering: .relaxed)
+                endpoint?.received(.binary, payload, from: self)
+            }
         case .ping(let payload):
             if phase == .open { enqueueFrame(.pong, payload) }
         case .pong:
@@ -307,6 +387,7 @@ final class Connection: EventHandler {
         } else {
             WebSocketFrameWriter.append(opcode: opcode, payload: payload, to: &outbound)
         }
+        context.metrics.loop(context.loop.index).messagesSent.add(1, ordering: .relaxed)
         context.markDirty(self)
     }
 
@@ -318,6 +399,7 @@ final class Connection: EventHandler {
         } else {
             outbound.append(contentsOf: frame.plain)
         }
+        context.metrics.loop(context.loop.index).messagesSent.add(1, ordering: .relaxed)
         context.markDirty(self)
     }
 
@@ -411,6 +493,12 @@ final class Connection: EventHandler {
                 context.logger.info("TLS handshake timeout", metadata: ["peer": "\(peer)"])
                 abort()
             }
+        case .httpBody:
+            // A body that never completes holds the connection: same deadline as the head.
+            if now >= deadline, pendingRequest?.dispatched != true {
+                context.logger.info("HTTP body timeout", metadata: ["peer": "\(peer)"])
+                respond(status: 408, body: "request body timeout")
+            }
         case .httpHead:
             if now >= deadline {
                 context.logger.info("HTTP handshake timeout", metadata: ["peer": "\(peer)"])
@@ -444,9 +532,25 @@ final class Connection: EventHandler {
         }
         phase = .closed
         httpParser = nil
+        pendingRequest = nil
         outbound = []
         context.loop.unregister(fd)
         Glibc.close(fd)
         context.remove(self)
+    }
+}
+
+/// An HTTP API request whose body is still arriving, or whose response is still being computed.
+final class PendingHTTPRequest {
+    let head: HTTPRequestHead
+    let expectedLength: Int
+    let api: HTTPAPI
+    var body: [UInt8] = []
+    var dispatched = false
+
+    init(head: HTTPRequestHead, expectedLength: Int, api: HTTPAPI) {
+        self.head = head
+        self.expectedLength = expectedLength
+        self.api = api
     }
 }

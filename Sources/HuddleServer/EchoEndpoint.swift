@@ -7,7 +7,7 @@ final class EchoEndpoint: WebSocketEndpoint {
 
     init(maxMessageSize: Int) { self.maxMessageSize = maxMessageSize }
 
-    func connectionOpened(_ connection: Connection) {}
+    func connectionOpened(_ connection: Connection, request: WebSocketHandshake.Request) {}
 
     func received(_ opcode: WebSocketOpcode, _ payload: [UInt8], from connection: Connection) {
         connection.send(opcode, payload)

@@ -12,6 +12,9 @@ final class LoopContext: @unchecked Sendable {
     let headLimits: HTTPHeadParser.Limits
     let deflateOptions: PerMessageDeflateServerOptions
     let tlsContext: TLSContext?
+    let metrics: ServerMetrics
+    /// The HTTP API on this loop, when an API key is configured.
+    var httpAPI: HTTPAPI?
     private var endpoints: [String: any WebSocketEndpoint] = [:]
     private(set) var connections: [Connection] = []
     private var dirty: [Connection] = []
@@ -24,8 +27,9 @@ final class LoopContext: @unchecked Sendable {
     /// windows) serves the loop and idle connections hold no zlib memory.
     private(set) lazy var sharedInflater = PerMessageInflater(windowBits: 15, noContextTakeover: true)
 
-    init(loop: EventLoop, configuration: ServerConfiguration, tlsContext: TLSContext?, logger: Logger) {
+    init(loop: EventLoop, configuration: ServerConfiguration, tlsContext: TLSContext?, metrics: ServerMetrics, logger: Logger) {
         self.loop = loop
+        self.metrics = metrics
         self.configuration = configuration
         self.tlsContext = tlsContext
         var logger = logger
@@ -88,11 +92,13 @@ final class LoopContext: @unchecked Sendable {
         connection.registered(events: EventLoop.readable)
         connection.slot = connections.count
         connections.append(connection)
+        metrics.loop(loop.index).connectionsAccepted.add(1, ordering: .relaxed)
     }
 
     func remove(_ connection: Connection) {
         let slot = connection.slot
         guard slot >= 0, slot < connections.count, connections[slot] === connection else { return }
+        metrics.loop(loop.index).connectionsClosed.add(1, ordering: .relaxed)
         let last = connections.removeLast()
         if slot < connections.count {
             connections[slot] = last

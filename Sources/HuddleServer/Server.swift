@@ -32,7 +32,20 @@ public final class Server {
         let tlsContext = try makeTLSContext()
         let threadCount = configuration.threads > 0 ? configuration.threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let loops = try (0..<threadCount).map { try EventLoop(index: $0) }
-        let contexts = loops.map { LoopContext(loop: $0, configuration: configuration, tlsContext: tlsContext, logger: logger) }
+        let metrics = ServerMetrics(loopCount: threadCount)
+        let contexts = loops.map { LoopContext(loop: $0, configuration: configuration, tlsContext: tlsContext, metrics: metrics, logger: logger) }
+
+        let runner = try CoreRunner(configuration: configuration, ioLoops: loops, metrics: metrics, logger: logger)
+        let endpoints = contexts.map { context in
+            ProtocolEndpoint(loopIndex: context.loop.index, runner: runner, workers: runner.passwordWorkers, configuration: configuration, metrics: metrics)
+        }
+        runner.attach(endpoints)
+        for (context, endpoint) in zip(contexts, endpoints) {
+            context.addEndpoint(endpoint, path: "/v1")
+            if let apiKey = configuration.apiKey {
+                context.httpAPI = HTTPAPI(apiKey: apiKey, runner: runner, endpoint: endpoint, loopIndex: context.loop.index)
+            }
+        }
 
         if configuration.benchEndpoints {
             let hub = BroadcastHub(loops: loops, maxMessageSize: configuration.benchMaxMessageSize)
@@ -52,6 +65,7 @@ public final class Server {
             logger.notice("bench endpoints enabled: /echo, /broadcast", metadata: ["max-message-size": "\(configuration.benchMaxMessageSize)"])
         }
 
+        try runner.start()
         let threads = try loops.map { loop in
             try LoopThread.spawn(name: "huddle-io-\(loop.index)") { loop.run() }
         }
@@ -65,6 +79,7 @@ public final class Server {
             loop.execute { context.shutDown(grace: grace) { loop.stop() } }
         }
         for thread in threads { thread.join() }
+        runner.stop()
         logger.notice("stopped")
     }
 

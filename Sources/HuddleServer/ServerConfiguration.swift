@@ -1,5 +1,7 @@
 /// Everything the server needs to know at start-up. Defaults are the embedded, single-machine
 /// setup the README's run command uses; every limit here is documented in README.md.
+import HuddleCore
+
 public struct ServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     public var port: Int = 8080
@@ -16,8 +18,21 @@ public struct ServerConfiguration: Sendable {
     /// Largest message (after reassembly and decompression) the bench endpoints accept.
     /// Autobahn's limits cases send up to 16 MiB.
     public var benchMaxMessageSize: Int = 16 * 1024 * 1024
-    /// Largest message any other endpoint accepts.
+    /// Largest message the protocol endpoint (/v1) accepts (protocol.md, "Limits").
     public var maxMessageSize: Int = 64 * 1024
+
+    /// Request rate per connection: `requestsPerSecond`, bursts of `requestBurst`.
+    public var requestsPerSecond: Double = 50
+    public var requestBurst: Double = 100
+
+    /// PBKDF2-HMAC-SHA256 iterations for new passwords (OWASP 2023: 600 000). Stored with each
+    /// hash, so changing it affects only new passwords.
+    public var kdfIterations: Int = 600_000
+    public var sessionTTLMilliseconds: Int = 30 * 24 * 3600 * 1000
+    /// The HTTP API's key; nil disables the API.
+    public var apiKey: String?
+    /// The core's own settings (presence grace, history limits, login throttling).
+    public var core = CoreConfiguration()
 
     /// Whether to negotiate RFC 7692 permessage-deflate when a client offers it.
     public var permessageDeflate: Bool = true

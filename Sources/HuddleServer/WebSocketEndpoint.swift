@@ -5,8 +5,21 @@ import HuddleWebSocket
 protocol WebSocketEndpoint: AnyObject {
     /// Largest message (after reassembly and inflation) a client may send here.
     var maxMessageSize: Int { get }
-    func connectionOpened(_ connection: Connection)
+    /// Decides the upgrade once the handshake itself is valid: which subprotocol to answer
+    /// with, or a refusal.
+    func accept(_ request: WebSocketHandshake.Request) -> EndpointAcceptance
+    func connectionOpened(_ connection: Connection, request: WebSocketHandshake.Request)
     /// A complete data message: `opcode` is `.text` (UTF-8 already validated) or `.binary`.
     func received(_ opcode: WebSocketOpcode, _ payload: [UInt8], from connection: Connection)
     func connectionClosed(_ connection: Connection)
+}
+
+enum EndpointAcceptance {
+    case accept(subprotocol: String?)
+    case reject(status: Int, reason: String)
+}
+
+extension WebSocketEndpoint {
+    /// Raw endpoints speak no subprotocol and take any client.
+    func accept(_ request: WebSocketHandshake.Request) -> EndpointAcceptance { .accept(subprotocol: nil) }
 }

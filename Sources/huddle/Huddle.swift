@@ -1,6 +1,7 @@
 import ArgumentParser
 import HuddleServer
 import Logging
+import Glibc
 
 @main
 struct Huddle: ParsableCommand {
@@ -35,6 +36,11 @@ struct Serve: ParsableCommand {
     var handshakeTimeout: Int = 10
     @Option(help: "Bytes queued to a slow reader before it is closed.")
     var maxOutboundBytes: Int = 4 * 1024 * 1024
+    @Option(help: "HTTP API key (or the HUDDLE_API_KEY environment variable); no key disables the API.")
+    var apiKey: String?
+    @Option(help: "PBKDF2 iterations for new password hashes.") var kdfIterations: Int = 600_000
+    @Option(help: "Session lifetime in seconds.") var sessionTTL: Int = 30 * 24 * 3600
+    @Option(help: "Seconds a user stays online after their last connection closes.") var presenceGrace: Int = 5
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -45,6 +51,8 @@ struct Serve: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive") }
+        guard kdfIterations >= 1000 else { throw ValidationError("--kdf-iterations must be at least 1000") }
+        guard sessionTTL > 0, presenceGrace >= 0 else { throw ValidationError("--session-ttl must be positive and --presence-grace not negative") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -65,6 +73,10 @@ struct Serve: ParsableCommand {
         config.idleTimeoutMilliseconds = idleTimeout * 1000
         config.handshakeTimeoutMilliseconds = handshakeTimeout * 1000
         config.maxOutboundBytes = maxOutboundBytes
+        config.apiKey = apiKey ?? ProcessEnvironment.value("HUDDLE_API_KEY")
+        config.kdfIterations = kdfIterations
+        config.sessionTTLMilliseconds = sessionTTL * 1000
+        config.core.presenceGraceMilliseconds = Int64(presenceGrace) * 1000
         return config
     }
 
@@ -82,5 +94,13 @@ struct Serve: ParsableCommand {
             logger.critical("cannot start", metadata: ["error": "\(error)"])
             throw ExitCode(1)
         }
+    }
+}
+
+enum ProcessEnvironment {
+    static func value(_ name: String) -> String? {
+        guard let raw = getenv(name) else { return nil }
+        let value = String(cString: raw)
+        return value.isEmpty ? nil : value
     }
 }

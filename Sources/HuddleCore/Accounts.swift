@@ -1,0 +1,65 @@
+/// A registered user.
+public struct UserRecord: Sendable, Equatable, Codable {
+    public var username: Username
+    /// Canonical (lowercase).
+    public var email: String
+    public var credentials: Credentials
+    /// When the account was created, milliseconds since the Unix epoch.
+    public var createdAt: Int64
+
+    public init(username: Username, email: String, credentials: Credentials, createdAt: Int64) {
+        self.username = username
+        self.email = email
+        self.credentials = credentials
+        self.createdAt = createdAt
+    }
+
+    public var info: UserInfo { UserInfo(username: username, email: email) }
+}
+
+/// Every account, by username and by email (both canonical, both unique).
+///
+/// Coded as a list of users sorted by username; the email index is rebuilt when decoding.
+public struct Accounts: Sendable, Equatable {
+    public private(set) var byUsername: [Username: UserRecord] = [:]
+    private var usernamesByEmail: [String: Username] = [:]
+
+    public init() {}
+
+    public var count: Int { byUsername.count }
+
+    public subscript(username: Username) -> UserRecord? { byUsername[username] }
+
+    /// `email` must be canonical.
+    public func user(withEmail email: String) -> UserRecord? {
+        usernamesByEmail[email].flatMap { byUsername[$0] }
+    }
+
+    /// Adds or replaces the user; replacing moves the email index along.
+    mutating func insert(_ user: UserRecord) {
+        if let previous = byUsername.updateValue(user, forKey: user.username), previous.email != user.email {
+            usernamesByEmail[previous.email] = nil
+        }
+        usernamesByEmail[user.email] = user.username
+    }
+}
+
+extension Accounts: Codable {
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        while !container.isAtEnd {
+            let user = try container.decode(UserRecord.self)
+            guard byUsername[user.username] == nil, usernamesByEmail[user.email] == nil else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "user \(user.username) or email \(user.email) appears twice"
+                )
+            }
+            insert(user)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for username in byUsername.keys.sorted() { try container.encode(byUsername[username]!) }
+    }
+}

@@ -1,0 +1,82 @@
+/// One channel's durable state: its epoch, the offset of its newest publication, and the
+/// publications it still keeps (offsets `firstRetainedOffset...lastOffset`, no gaps).
+///
+/// A channel exists from its first publication on. History is trimmed by count and age when a
+/// publication is appended (the only time a durable change happens); reads filter by age with
+/// their own time, treating expired publications as a prefix so a reader never sees a gap.
+public struct Channel: Sendable, Equatable {
+    public private(set) var epoch: String
+    /// 0 only transiently: a channel is created with its first publication.
+    public private(set) var lastOffset: UInt64
+    private(set) var retained: PublicationRing
+
+    init(epoch: String) {
+        self.epoch = epoch
+        self.lastOffset = 0
+        self.retained = PublicationRing()
+    }
+
+    public var retainedCount: Int { retained.count }
+
+    /// Offset of the oldest retained publication; `lastOffset + 1` when none is retained.
+    public var firstRetainedOffset: UInt64 { lastOffset + 1 - UInt64(retained.count) }
+
+    /// Appends the next publication and trims what `limit` no longer keeps; returns its offset.
+    mutating func append(_ publication: RetainedPublication, limit: HistoryLimit) -> UInt64 {
+        let cutoff = Self.ageCutoff(at: publication.time, limit: limit)
+        while let oldest = retained.first, oldest.time <= cutoff { retained.removeFirst() }
+        retained.append(publication, keepingAtMost: limit.maxPublications)
+        lastOffset += 1
+        return lastOffset
+    }
+
+    /// The oldest offset a reader may still see at `time`: publications at or past the age limit
+    /// are skipped from the oldest on, up to the first one still young enough.
+    func firstReadableOffset(at time: Int64, limit: HistoryLimit) -> UInt64 {
+        let cutoff = Self.ageCutoff(at: time, limit: limit)
+        var skipped = 0
+        while skipped < retained.count, retained[skipped].time <= cutoff { skipped += 1 }
+        return firstRetainedOffset + UInt64(skipped)
+    }
+
+    /// The retained publication at `offset`, which must be in `firstRetainedOffset...lastOffset`.
+    func publication(at offset: UInt64, channel: String) -> Publication {
+        let stored = retained[Int(offset - firstRetainedOffset)]
+        return Publication(
+            channel: channel, epoch: epoch, offset: offset,
+            type: stored.type, from: stored.from, data: stored.data, time: stored.time
+        )
+    }
+
+    /// Publications older than this (inclusive) are past the age limit at `time`.
+    private static func ageCutoff(at time: Int64, limit: HistoryLimit) -> Int64 {
+        let (cutoff, overflow) = time.subtractingReportingOverflow(limit.maxAgeMilliseconds)
+        return overflow ? Int64.min : cutoff
+    }
+}
+
+extension Channel: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case epoch, lastOffset, publications
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        epoch = try container.decode(String.self, forKey: .epoch)
+        lastOffset = try container.decode(UInt64.self, forKey: .lastOffset)
+        retained = try container.decode(PublicationRing.self, forKey: .publications)
+        guard UInt64(retained.count) <= lastOffset else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .publications, in: container,
+                debugDescription: "\(retained.count) publications retained but the last offset is \(lastOffset)"
+            )
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(epoch, forKey: .epoch)
+        try container.encode(lastOffset, forKey: .lastOffset)
+        try container.encode(retained, forKey: .publications)
+    }
+}

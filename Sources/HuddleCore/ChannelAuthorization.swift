@@ -1,0 +1,35 @@
+/// Who may do what on a channel (protocol.md, the table in "Channels").
+///
+/// Reading covers `subscribe` and `history`. Friendship (for `loc:`) is asked through a closure
+/// so that only `loc:` channels pay for the lookup.
+extension ChannelName {
+    /// nil when `user` may read; otherwise why not.
+    func readRefusal(for user: Username, friendsOfOwner: (Username) -> Set<Username>) -> CoreError? {
+        switch kind {
+        case .inbox(let owner):
+            user == owner ? nil : CoreError(.forbidden, "only \(owner) may read \(text)")
+        case .chat(let first, let second):
+            user == first || user == second ? nil : CoreError(.forbidden, "only members may read \(text)")
+        case .loc(let owner):
+            user == owner || friendsOfOwner(owner).contains(user)
+                ? nil : CoreError(.forbidden, "only \(owner) and their friends may read \(text)")
+        case .room:
+            nil
+        }
+    }
+
+    /// nil when `user` may publish; otherwise why not. The server (HTTP API) may publish
+    /// anywhere and does not ask.
+    func publishRefusal(for user: Username) -> CoreError? {
+        switch kind {
+        case .inbox:
+            CoreError(.forbidden, "only the server publishes to \(text)")
+        case .chat(let first, let second):
+            user == first || user == second ? nil : CoreError(.forbidden, "only members may publish to \(text)")
+        case .loc(let owner):
+            user == owner ? nil : CoreError(.forbidden, "only \(owner) may publish to \(text)")
+        case .room:
+            nil
+        }
+    }
+}

@@ -1,0 +1,28 @@
+/// The core's limits. The history limits decide what `apply(.publish)` trims, so every core
+/// replaying the same log (a restart, the nodes of a cluster) must use the same history limits
+/// to reach the same state.
+public struct CoreConfiguration: Sendable {
+    public var presenceGraceMilliseconds: Int64 = 5_000
+    public var maxSubscriptionsPerConnection = 100
+    /// A recovery that would return more publications than this reports `recovered: false`.
+    public var maxRecoveredPublications = 1000
+    public var loginFailuresPerAccount = 5
+    public var loginFailuresPerAddress = 20
+    public var loginFailureWindowMilliseconds: Int64 = 15 * 60_000
+    /// The `retry_after_ms` given when a login is refused because the attempts still being
+    /// verified would reach the limit (no counted failure leaves the window to wait for).
+    public var loginInFlightRetryMilliseconds: Int64 = 1_000
+    /// How long an expired session is kept (so `auth` says `token_expired`, not `invalid_token`)
+    /// before `tick` purges it.
+    public var expiredSessionRetentionMilliseconds: Int64 = 7 * 24 * 60 * 60_000
+    /// Namespaces missing here use `HistoryLimit.standard(for:)`.
+    public var history: [ChannelNamespace: HistoryLimit] = Dictionary(
+        uniqueKeysWithValues: ChannelNamespace.allCases.map { ($0, HistoryLimit.standard(for: $0)) }
+    )
+
+    public init() {}
+
+    func historyLimit(for namespace: ChannelNamespace) -> HistoryLimit {
+        history[namespace] ?? HistoryLimit.standard(for: namespace)
+    }
+}

@@ -1,0 +1,34 @@
+/// A refused request: one of protocol.md's stable error codes and a message for humans.
+public struct CoreError: Error, Sendable, Equatable {
+    public var code: CoreErrorCode
+    public var message: String
+    /// Set with `too_many_attempts`: how long until a new attempt can be counted.
+    public var retryAfterMilliseconds: Int64?
+
+    public init(_ code: CoreErrorCode, _ message: String, retryAfterMilliseconds: Int64? = nil) {
+        self.code = code
+        self.message = message
+        self.retryAfterMilliseconds = retryAfterMilliseconds
+    }
+}
+
+/// The error codes the core produces, spelled exactly as protocol.md's "Errors" section.
+/// The general errors that only the server can detect (bad_json, rate_limited, …) are not here.
+public enum CoreErrorCode: String, Sendable, CaseIterable {
+    case notAuthenticated = "not_authenticated"
+    case invalidUsername = "invalid_username"
+    case invalidEmail = "invalid_email"
+    case weakPassword = "weak_password"
+    case usernameTaken = "username_taken"
+    case emailTaken = "email_taken"
+    case alreadyAuthenticated = "already_authenticated"
+    case invalidCredentials = "invalid_credentials"
+    case tooManyAttempts = "too_many_attempts"
+    case invalidToken = "invalid_token"
+    case tokenExpired = "token_expired"
+    case invalidChannel = "invalid_channel"
+    case forbidden = "forbidden"
+    case tooManySubscriptions = "too_many_subscriptions"
+    case notSubscribed = "not_subscribed"
+    case badRequest = "bad_request"
+}

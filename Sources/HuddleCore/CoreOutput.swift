@@ -1,0 +1,21 @@
+/// Something the server must do after a request: send a reply or an event, verify a password,
+/// close connections.
+public enum CoreOutput: Sendable, Equatable {
+    /// A nil connection is an HTTP API request; the server routes it by `requestID`.
+    case reply(ConnectionRef?, requestID: String?, CoreReply)
+    /// A live `publication` event for these subscribers, sorted.
+    case deliver(Publication, to: [ConnectionRef])
+    /// A `presence` event for these connections (the user's friends'), sorted.
+    case presenceChanged(user: Username, online: Bool, to: [ConnectionRef])
+    /// Run PBKDF2 off the core thread, then send `CoreRequest.finishLogin` with the same
+    /// connection, request ID, username and address.
+    case verifyPassword(ConnectionRef, requestID: String, username: Username, credentials: Credentials, password: String, address: String)
+    /// Close these connections, sorted. The core has already forgotten them: their later
+    /// `connectionClosed` and any request still queued from them are ignored.
+    case closeConnections([ConnectionRef], code: UInt16, reason: String)
+    /// A header or subprotocol token was accepted: push a `session` event.
+    case sessionAccepted(ConnectionRef, user: UserInfo, expiresAt: Int64)
+    /// A header or subprotocol token was refused: push `auth_failed` and close with 4001.
+    /// The core has already forgotten the connection.
+    case authFailed(ConnectionRef, CoreError)
+}

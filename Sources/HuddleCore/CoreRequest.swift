@@ -1,0 +1,42 @@
+/// What the server asks of the core, on behalf of a connection or of the HTTP API.
+///
+/// Requests are ephemeral: they are never logged. Handling one may produce durable
+/// `CoreCommand`s (returned in `CoreStep.commands`) and always produces the outputs to send.
+/// A request naming a connection the core does not know (never opened, closed, or closed by the
+/// core itself after a logout) is ignored: it yields an empty step.
+public enum CoreRequest: Sendable {
+    // Accounts.
+
+    /// The server hashed the password already; it passes what the core needs to judge its
+    /// rules without seeing it.
+    case signUp(ConnectionRef, requestID: String, username: String, email: String, passwordLength: Int, passwordEqualsUsername: Bool, credentials: Credentials, session: NewSession)
+    /// `login` is a username or an email address.
+    case beginLogin(ConnectionRef, requestID: String, login: String, address: String, password: String)
+    /// The server's answer to `CoreOutput.verifyPassword`; `username` is the one it was asked about.
+    case finishLogin(ConnectionRef, requestID: String, username: Username, passwordMatched: Bool, address: String, session: NewSession)
+    /// `requestID` nil: the token came with the upgrade request (header or subprotocol).
+    case authenticate(ConnectionRef, requestID: String?, tokenHash: [UInt8])
+    case logout(ConnectionRef, requestID: String, all: Bool)
+    case whoami(ConnectionRef, requestID: String)
+
+    // Channels.
+
+    case subscribe(ConnectionRef, requestID: String, channel: String, since: ChannelPosition?)
+    case unsubscribe(ConnectionRef, requestID: String, channel: String)
+    case publish(ConnectionRef, requestID: String, channel: String, type: String, data: String)
+    /// A nil connection is the HTTP API, which may read any channel. `limit` is 1…100 (the
+    /// server clamps it; the core treats anything below 1 as 1).
+    case history(ConnectionRef?, requestID: String, channel: String, before: UInt64?, limit: Int)
+    case presence(ConnectionRef, requestID: String, channel: String)
+    /// HTTP API: published with `from: nil`, to any valid channel.
+    case serverPublish(requestID: String, channel: String, type: String, data: String)
+    /// HTTP API: close every live connection of the user with 4001; sessions stay valid.
+    case disconnectUser(requestID: String, username: String)
+
+    // Connection lifecycle.
+
+    case connectionOpened(ConnectionRef, address: String)
+    case connectionClosed(ConnectionRef)
+    /// Periodic (every ~250 ms): presence grace expiry and purges.
+    case tick
+}

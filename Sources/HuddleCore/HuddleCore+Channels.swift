@@ -1,0 +1,169 @@
+/// Channels: subscribe with recovery, unsubscribe, publish, history and room presence
+/// (protocol.md, "Channels" and "Ops").
+extension HuddleCore {
+    func subscribe(
+        _ connection: ConnectionRef, requestID: String, channel text: String, since: ChannelPosition?,
+        at time: Int64, into step: inout CoreStep
+    ) {
+        guard let identity = signedInIdentity(connection, requestID, into: &step),
+              let name = channelName(text, connection, requestID, into: &step)
+        else { return }
+        if let refusal = name.readRefusal(for: identity.username, friendsOfOwner: friends(of:)) {
+            return fail(connection, requestID, refusal, into: &step)
+        }
+        // Subscribing again is allowed (it asks for a recovery again) and counts once.
+        if !subscriptions.isSubscribed(connection, to: name.text) {
+            let limit = configuration.maxSubscriptionsPerConnection
+            guard subscriptions.count(of: connection) < limit else {
+                let error = CoreError(.tooManySubscriptions, "at most \(limit) subscriptions per connection")
+                return fail(connection, requestID, error, into: &step)
+            }
+            subscriptions.add(connection, to: name.text)
+        }
+        let channel = durableState.channels[name.text]
+        var recovered: Bool?
+        var missed: [Publication] = []
+        if let since {
+            if let publications = recovery(after: since, in: channel, name: name, at: time) {
+                recovered = true
+                missed = publications
+            } else {
+                recovered = false
+            }
+        }
+        reply(connection, requestID, .subscribed(
+            channel: name.text, epoch: channel?.epoch ?? "", offset: channel?.lastOffset ?? 0,
+            recovered: recovered, publications: missed
+        ), into: &step)
+    }
+
+    /// The publications after `since`, oldest first, if the channel still has every one of them
+    /// and they are few enough; nil if the client must page history instead.
+    ///
+    /// A channel never published to has epoch "" and offset 0. The position ("", 0) — what a
+    /// client saw of such a channel — stays recoverable after the channel is created, as long
+    /// as publication 1 is still kept: the client missed everything from the first on.
+    func recovery(after since: ChannelPosition, in channel: Channel?, name: ChannelName, at time: Int64) -> [Publication]? {
+        let isEmptyPosition = since.epoch.isEmpty && since.offset == 0
+        guard let channel else { return isEmptyPosition ? [] : nil }
+        guard since.epoch == channel.epoch || isEmptyPosition, since.offset <= channel.lastOffset else { return nil }
+        let firstReadable = channel.firstReadableOffset(at: time, limit: configuration.historyLimit(for: name.namespace))
+        guard since.offset + 1 >= firstReadable,
+              channel.lastOffset - since.offset <= UInt64(max(configuration.maxRecoveredPublications, 0))
+        else { return nil }
+        guard since.offset < channel.lastOffset else { return [] }
+        return (since.offset + 1...channel.lastOffset).map { channel.publication(at: $0, channel: name.text) }
+    }
+
+    func unsubscribe(_ connection: ConnectionRef, requestID: String, channel text: String, into step: inout CoreStep) {
+        guard signedInIdentity(connection, requestID, into: &step) != nil,
+              let name = channelName(text, connection, requestID, into: &step)
+        else { return }
+        guard subscriptions.remove(connection, from: name.text) else {
+            return fail(connection, requestID, CoreError(.notSubscribed, "not subscribed to \(name.text)"), into: &step)
+        }
+        reply(connection, requestID, .unsubscribed, into: &step)
+    }
+
+    func publish(
+        _ connection: ConnectionRef, requestID: String, channel text: String, type: String, data: String,
+        at time: Int64, into step: inout CoreStep
+    ) {
+        guard let identity = signedInIdentity(connection, requestID, into: &step),
+              let name = channelName(text, connection, requestID, into: &step)
+        else { return }
+        if let refusal = name.publishRefusal(for: identity.username) {
+            return fail(connection, requestID, refusal, into: &step)
+        }
+        publish(to: name, from: identity.username, type: type, data: data, replyingTo: connection, requestID, at: time, into: &step)
+    }
+
+    /// HTTP API: the server may publish to any valid channel, as nobody (`from` nil).
+    func serverPublish(requestID: String, channel text: String, type: String, data: String, at time: Int64, into step: inout CoreStep) {
+        guard let name = channelName(text, nil, requestID, into: &step) else { return }
+        publish(to: name, from: nil, type: type, data: data, replyingTo: nil, requestID, at: time, into: &step)
+    }
+
+    /// Stores the publication (logging the command), replies, then delivers it to every
+    /// subscriber — the publisher too if it is subscribed. The subscriber list is handed over
+    /// as kept: sorted, not copied.
+    private func publish(
+        to name: ChannelName, from: Username?, type: String, data: String,
+        replyingTo connection: ConnectionRef?, _ requestID: String, at time: Int64, into step: inout CoreStep
+    ) {
+        let publication = appendPublication(to: name.text, namespace: name.namespace, from: from, type: type, data: data, time: time)
+        step.commands.append(.publish(channel: name.text, from: from, type: type, data: data, time: time))
+        reply(connection, requestID, .published(epoch: publication.epoch, offset: publication.offset, time: time), into: &step)
+        let subscribers = subscriptions.subscribers(of: name.text)
+        if !subscribers.isEmpty { step.outputs.append(.deliver(publication, to: subscribers)) }
+    }
+
+    /// A page of history, newest first: offsets below `before` (default: from the newest),
+    /// at most `limit`. A nil connection is the HTTP API, which may read any channel.
+    func history(
+        _ connection: ConnectionRef?, requestID: String, channel text: String, before: UInt64?, limit: Int,
+        at time: Int64, into step: inout CoreStep
+    ) {
+        if let connection {
+            guard let identity = signedInIdentity(connection, requestID, into: &step),
+                  let name = channelName(text, connection, requestID, into: &step)
+            else { return }
+            if let refusal = name.readRefusal(for: identity.username, friendsOfOwner: friends(of:)) {
+                return fail(connection, requestID, refusal, into: &step)
+            }
+            reply(connection, requestID, historyPage(of: name, before: before, limit: limit, at: time), into: &step)
+        } else {
+            guard let name = channelName(text, nil, requestID, into: &step) else { return }
+            reply(nil, requestID, historyPage(of: name, before: before, limit: limit, at: time), into: &step)
+        }
+    }
+
+    private func historyPage(of name: ChannelName, before: UInt64?, limit: Int, at time: Int64) -> CoreReply {
+        guard let channel = durableState.channels[name.text] else {
+            return .history(channel: name.text, epoch: "", offset: 0, publications: [], nextBefore: nil)
+        }
+        let firstReadable = channel.firstReadableOffset(at: time, limit: configuration.historyLimit(for: name.namespace))
+        let newest = before.map { $0 == 0 ? 0 : min($0 - 1, channel.lastOffset) } ?? channel.lastOffset
+        var publications: [Publication] = []
+        var nextBefore: UInt64?
+        if newest >= firstReadable {
+            let pageSize = UInt64(max(limit, 1))
+            let oldest = newest - firstReadable + 1 > pageSize ? newest - pageSize + 1 : firstReadable
+            publications.reserveCapacity(Int(newest - oldest + 1))
+            for offset in stride(from: newest, through: oldest, by: -1) {
+                publications.append(channel.publication(at: offset, channel: name.text))
+            }
+            nextBefore = oldest > firstReadable ? oldest : nil
+        }
+        return .history(
+            channel: name.text, epoch: channel.epoch, offset: channel.lastOffset,
+            publications: publications, nextBefore: nextBefore
+        )
+    }
+
+    /// The `presence` op: the signed-in users with a live connection subscribed to a room.
+    func roomPresence(_ connection: ConnectionRef, requestID: String, channel text: String, into step: inout CoreStep) {
+        guard let identity = signedInIdentity(connection, requestID, into: &step),
+              let name = channelName(text, connection, requestID, into: &step)
+        else { return }
+        guard case .room = name.kind else {
+            return fail(connection, requestID, CoreError(.invalidChannel, "presence is kept for room: channels only"), into: &step)
+        }
+        if let refusal = name.readRefusal(for: identity.username, friendsOfOwner: friends(of:)) {
+            return fail(connection, requestID, refusal, into: &step)
+        }
+        let subscribers = subscriptions.subscribers(of: name.text)
+        let users = Set(subscribers.compactMap { connections[$0]?.identity?.username }).sorted()
+        reply(connection, requestID, .presence(channel: name.text, users: users), into: &step)
+    }
+
+    /// The parsed name, or nil having replied `invalid_channel`.
+    private func channelName(_ text: String, _ connection: ConnectionRef?, _ requestID: String, into step: inout CoreStep) -> ChannelName? {
+        do {
+            return try ChannelName(parsing: text)
+        } catch {
+            fail(connection, requestID, error, into: &step)
+            return nil
+        }
+    }
+}

@@ -1,0 +1,62 @@
+/// Connections coming and going, the HTTP API's disconnect, presence announcements and the
+/// periodic tick.
+extension HuddleCore {
+    /// Forgets a connection: its subscriptions, its logins being verified, and its share of its
+    /// user's presence (the last one starts the grace period). Unknown connections are ignored,
+    /// so the server's `connectionClosed` after a core-initiated close is harmless.
+    func forget(_ connection: ConnectionRef, at time: Int64) {
+        guard let state = connections.close(connection) else { return }
+        subscriptions.removeAll(of: connection)
+        for login in state.pendingLogins {
+            loginThrottle.endVerification(account: login.account, address: login.address)
+        }
+        if let identity = state.identity, !connections.hasConnections(of: identity.username) {
+            presence.userDisconnected(identity.username, at: time)
+        }
+    }
+
+    /// HTTP API: closes the user's live connections with 4001; their sessions stay valid.
+    func disconnectUser(requestID: String, username rawUsername: String, at time: Int64, into step: inout CoreStep) {
+        guard let username = UsernameRules.canonical(rawUsername) else {
+            return fail(nil, requestID, CoreError(.badRequest, "user must be a username"), into: &step)
+        }
+        guard durableState.accounts[username] != nil else {
+            return fail(nil, requestID, CoreError(.badRequest, "no user \(username)"), into: &step)
+        }
+        let closing = connections.connections(of: username)
+        if !closing.isEmpty {
+            step.outputs.append(.closeConnections(closing, code: Self.revokedCloseCode, reason: "disconnected by the server"))
+            for connection in closing { forget(connection, at: time) }
+        }
+        reply(nil, requestID, .disconnected(count: closing.count), into: &step)
+    }
+
+    /// Tells the user's friends' live connections; nothing when nobody would receive it.
+    func announcePresence(of user: Username, online: Bool, into step: inout CoreStep) {
+        let friends = friends(of: user)
+        guard !friends.isEmpty else { return }
+        let recipients = connections.connections(ofAnyOf: friends)
+        if !recipients.isEmpty { step.outputs.append(.presenceChanged(user: user, online: online, to: recipients)) }
+    }
+
+    /// Ends presence grace periods, purges sessions expired long enough ago (a durable change,
+    /// so it is a command) and forgets login failures that left their window.
+    func tick(at time: Int64, into step: inout CoreStep) {
+        for user in presence.expire(at: time) {
+            announcePresence(of: user, online: false, into: &step)
+        }
+        var purgeable = Set<[UInt8]>()
+        while let next = sessionPurges.min, next.time <= time {
+            _ = sessionPurges.popMin()
+            // Skip entries of sessions revoked (or replaced) since they were scheduled.
+            if let session = durableState.sessions[next.tokenHash], purgeTime(of: session) == next.time {
+                purgeable.insert(next.tokenHash)
+            }
+        }
+        if !purgeable.isEmpty {
+            let tokenHashes = purgeable.sorted(by: Sessions.precedes)
+            record(.purgeExpiredSessions(tokenHashes: tokenHashes, time: time), into: &step)
+        }
+        loginThrottle.purge(at: time)
+    }
+}

@@ -1,0 +1,151 @@
+/// The product's state machine: accounts, sessions, channels with offsets and history,
+/// subscriptions and presence.
+///
+/// It does no I/O, reads no clock and draws no random numbers: the server supplies the time of
+/// every request and everything random inside the requests. One thread (the core thread)
+/// drives it, so it takes no locks. Durable changes happen only by applying `CoreCommand`s —
+/// `handle` applies the ones it makes and returns them for the log, and `apply` re-applies
+/// logged ones — so replaying the log rebuilds exactly `durableState`.
+public final class HuddleCore {
+    public let configuration: CoreConfiguration
+    public internal(set) var durableState: CoreDurableState
+
+    var connections = ConnectionRegistry()
+    var subscriptions = Subscriptions()
+    var presence: PresenceTracker
+    var loginThrottle: LoginThrottle
+    /// Derived from the durable sessions (rebuilt on restore), so `tick` finds purgeable ones
+    /// without scanning; entries of sessions revoked since are skipped when popped.
+    var sessionPurges = MinHeap<SessionPurge>()
+
+    public convenience init(configuration: CoreConfiguration = .init()) {
+        self.init(configuration: configuration, restoring: CoreDurableState())
+    }
+
+    public init(configuration: CoreConfiguration = .init(), restoring state: CoreDurableState) {
+        self.configuration = configuration
+        durableState = state
+        presence = PresenceTracker(graceMilliseconds: configuration.presenceGraceMilliseconds)
+        loginThrottle = LoginThrottle(configuration: configuration)
+        for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
+    }
+
+    /// Handles one request at `time` (milliseconds since the Unix epoch, from the server).
+    public func handle(_ request: CoreRequest, at time: Int64) -> CoreStep {
+        var step = CoreStep()
+        switch request {
+        case let .signUp(connection, requestID, username, email, passwordLength, passwordEqualsUsername, credentials, session):
+            signUp(
+                connection, requestID: requestID, username: username, email: email, passwordLength: passwordLength,
+                passwordEqualsUsername: passwordEqualsUsername, credentials: credentials, session: session,
+                at: time, into: &step
+            )
+        case let .beginLogin(connection, requestID, login, address, password):
+            beginLogin(connection, requestID: requestID, login: login, address: address, password: password, at: time, into: &step)
+        case let .finishLogin(connection, requestID, username, passwordMatched, _, session):
+            finishLogin(connection, requestID: requestID, username: username, passwordMatched: passwordMatched, session: session, at: time, into: &step)
+        case let .authenticate(connection, requestID, tokenHash):
+            authenticate(connection, requestID: requestID, tokenHash: tokenHash, at: time, into: &step)
+        case let .logout(connection, requestID, all):
+            logout(connection, requestID: requestID, all: all, at: time, into: &step)
+        case let .whoami(connection, requestID):
+            whoami(connection, requestID: requestID, into: &step)
+        case let .subscribe(connection, requestID, channel, since):
+            subscribe(connection, requestID: requestID, channel: channel, since: since, at: time, into: &step)
+        case let .unsubscribe(connection, requestID, channel):
+            unsubscribe(connection, requestID: requestID, channel: channel, into: &step)
+        case let .publish(connection, requestID, channel, type, data):
+            publish(connection, requestID: requestID, channel: channel, type: type, data: data, at: time, into: &step)
+        case let .history(connection, requestID, channel, before, limit):
+            history(connection, requestID: requestID, channel: channel, before: before, limit: limit, at: time, into: &step)
+        case let .presence(connection, requestID, channel):
+            roomPresence(connection, requestID: requestID, channel: channel, into: &step)
+        case let .serverPublish(requestID, channel, type, data):
+            serverPublish(requestID: requestID, channel: channel, type: type, data: data, at: time, into: &step)
+        case let .disconnectUser(requestID, username):
+            disconnectUser(requestID: requestID, username: username, at: time, into: &step)
+        case let .connectionOpened(connection, address):
+            _ = connections.open(connection, address: address)
+        case let .connectionClosed(connection):
+            forget(connection, at: time)
+        case .tick:
+            tick(at: time, into: &step)
+        }
+        return step
+    }
+
+    /// Applies a durable change: the replay path, and what `handle` does with the commands it
+    /// makes. Commands are trusted (`handle` validated them before logging).
+    public func apply(_ command: CoreCommand) {
+        switch command {
+        case let .signUp(username, email, credentials, session, time):
+            durableState.accounts.insert(UserRecord(username: username, email: email, credentials: credentials, createdAt: time))
+            insertSession(session, of: username, at: time)
+        case let .openSession(username, session, time):
+            insertSession(session, of: username, at: time)
+        case let .revokeSessions(username, tokenHashes, _):
+            for tokenHash in tokenHashes { durableState.sessions.remove(tokenHash, ownedBy: username) }
+        case let .purgeExpiredSessions(tokenHashes, _):
+            for tokenHash in tokenHashes { durableState.sessions.remove(tokenHash) }
+        case let .publish(channel, from, type, data, time):
+            _ = appendPublication(to: channel, namespace: ChannelNamespace(prefixOf: channel), from: from, type: type, data: data, time: time)
+        }
+    }
+
+    /// The user's friends. Friendships arrive with the social features; until then nobody has
+    /// any. `loc:` read rights and presence events already go through here.
+    public func friends(of user: Username) -> Set<Username> {
+        []
+    }
+
+    /// True while the user has an authenticated connection, or is within the grace period
+    /// after their last one closed.
+    public func isOnline(_ user: Username) -> Bool {
+        connections.hasConnections(of: user) || presence.isInGrace(user)
+    }
+
+    /// Live connections the core knows (opened, not closed).
+    public var connectionCount: Int { connections.count }
+
+    /// Applies `command` and records it for the log.
+    func record(_ command: CoreCommand, into step: inout CoreStep) {
+        apply(command)
+        step.commands.append(command)
+    }
+
+    func insertSession(_ session: NewSession, of username: Username, at time: Int64) {
+        let record = SessionRecord(
+            tokenHash: session.tokenHash, username: username, expiresAt: session.expiresAt,
+            device: session.device, createdAt: time
+        )
+        durableState.sessions.insert(record)
+        schedulePurge(of: record)
+    }
+
+    private func schedulePurge(of session: SessionRecord) {
+        sessionPurges.push(SessionPurge(time: purgeTime(of: session), tokenHash: session.tokenHash))
+    }
+
+    func purgeTime(of session: SessionRecord) -> Int64 {
+        let (time, overflow) = session.expiresAt.addingReportingOverflow(configuration.expiredSessionRetentionMilliseconds)
+        return overflow ? Int64.max : time
+    }
+
+    /// The one place publications are stored, for `handle` and `apply` alike. A name from the
+    /// log was validated before it was logged; `namespace` nil only guards against a corrupt one.
+    func appendPublication(
+        to channel: String, namespace: ChannelNamespace?, from: Username?, type: String, data: String, time: Int64
+    ) -> Publication {
+        let limit = configuration.historyLimit(for: namespace ?? .room)
+        let publication = RetainedPublication(type: type, from: from, data: data, time: time)
+        return durableState.channels.publish(to: channel, publication, limit: limit)
+    }
+
+    func reply(_ connection: ConnectionRef?, _ requestID: String?, _ reply: CoreReply, into step: inout CoreStep) {
+        step.outputs.append(.reply(connection, requestID: requestID, reply))
+    }
+
+    func fail(_ connection: ConnectionRef?, _ requestID: String?, _ error: CoreError, into step: inout CoreStep) {
+        step.outputs.append(.reply(connection, requestID: requestID, .failure(error)))
+    }
+}

@@ -1,0 +1,80 @@
+/// An open session: who it authenticates and until when. Keyed by the SHA-256 of its token.
+public struct SessionRecord: Sendable, Equatable, Codable {
+    public var tokenHash: [UInt8]
+    public var username: Username
+    public var expiresAt: Int64
+    public var device: String?
+    public var createdAt: Int64
+
+    public init(tokenHash: [UInt8], username: Username, expiresAt: Int64, device: String?, createdAt: Int64) {
+        self.tokenHash = tokenHash
+        self.username = username
+        self.expiresAt = expiresAt
+        self.device = device
+        self.createdAt = createdAt
+    }
+}
+
+/// Every session not revoked or purged, by token hash, plus each user's set of token hashes
+/// (for `logout` with `all`).
+///
+/// Coded as a list sorted by token hash; the per-user index is rebuilt when decoding.
+public struct Sessions: Sendable, Equatable {
+    public private(set) var byTokenHash: [[UInt8]: SessionRecord] = [:]
+    private var tokenHashesByUser: [Username: Set<[UInt8]>] = [:]
+
+    public init() {}
+
+    public var count: Int { byTokenHash.count }
+
+    public subscript(tokenHash: [UInt8]) -> SessionRecord? { byTokenHash[tokenHash] }
+
+    /// The user's token hashes in byte order.
+    public func tokenHashes(of username: Username) -> [[UInt8]] {
+        (tokenHashesByUser[username] ?? []).sorted(by: Self.precedes)
+    }
+
+    mutating func insert(_ session: SessionRecord) {
+        if let previous = byTokenHash.updateValue(session, forKey: session.tokenHash) {
+            removeFromUserIndex(previous)
+        }
+        tokenHashesByUser[session.username, default: []].insert(session.tokenHash)
+    }
+
+    /// Removes the session if it exists and, when `owner` is given, belongs to that user.
+    @discardableResult
+    mutating func remove(_ tokenHash: [UInt8], ownedBy owner: Username? = nil) -> SessionRecord? {
+        guard let session = byTokenHash[tokenHash], owner == nil || session.username == owner else { return nil }
+        byTokenHash[tokenHash] = nil
+        removeFromUserIndex(session)
+        return session
+    }
+
+    private mutating func removeFromUserIndex(_ session: SessionRecord) {
+        tokenHashesByUser[session.username]?.remove(session.tokenHash)
+        if tokenHashesByUser[session.username]?.isEmpty == true { tokenHashesByUser[session.username] = nil }
+    }
+
+    /// Byte-wise order of token hashes, used wherever a list of them becomes visible.
+    static func precedes(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        lhs.lexicographicallyPrecedes(rhs)
+    }
+}
+
+extension Sessions: Codable {
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        while !container.isAtEnd {
+            let session = try container.decode(SessionRecord.self)
+            guard byTokenHash[session.tokenHash] == nil else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a session appears twice")
+            }
+            insert(session)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for tokenHash in byTokenHash.keys.sorted(by: Self.precedes) { try container.encode(byTokenHash[tokenHash]!) }
+    }
+}

@@ -1,0 +1,96 @@
+/// Compact JSON serialization: no whitespace, object members in order, numbers and `raw` values
+/// as written.
+///
+/// Strings are escaped minimally, so any `String` becomes valid JSON: `"` and `\`, and the
+/// control characters U+0000–U+001F (as `\b \f \n \r \t` or `\u00XX`). Everything else,
+/// including `/` and non-ASCII characters, is copied as UTF-8, so the output is as short as
+/// the value allows and what gets size-checked is what goes out.
+///
+/// Writing recurses once per level of nesting; parsed values are bounded by the parser's
+/// `maxDepth`, and values the server builds are shallow.
+public enum JSONWriter {
+    public static func append(_ value: JSONValue, to output: inout [UInt8]) {
+        switch value {
+        case .null:
+            output.append(contentsOf: "null".utf8)
+        case .bool(let bool):
+            output.append(contentsOf: bool ? "true".utf8 : "false".utf8)
+        case .number(let literal):
+            output.append(contentsOf: literal.utf8)
+        case .string(let string):
+            appendString(string, to: &output)
+        case .raw(let json):
+            output.append(contentsOf: json.utf8)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                append(element, to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (position, (key, member)) in members.enumerated() {
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                appendString(key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                append(member, to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    public static func serialize(_ value: JSONValue) -> String {
+        var output: [UInt8] = []
+        append(value, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends `string` quoted and escaped. Runs of bytes that need no escape are copied whole.
+    public static func appendString(_ string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var string = string
+        // Native strings are contiguous UTF-8 already, so this does not copy.
+        string.withUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            var runStart = 0
+            var index = 0
+            while index < bytes.count {
+                if index &+ 8 <= bytes.count,
+                    !JSONDocumentParser.mayEndRun(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                {
+                    index &+= 8
+                    continue
+                }
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                    index &+= 1
+                    continue
+                }
+                output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
+                appendEscape(for: byte, to: &output)
+                index &+= 1
+                runStart = index
+            }
+            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(for byte: UInt8, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
+        case 0x08: output.append(UInt8(ascii: "b"))
+        case 0x0C: output.append(UInt8(ascii: "f"))
+        case 0x0A: output.append(UInt8(ascii: "n"))
+        case 0x0D: output.append(UInt8(ascii: "r"))
+        case 0x09: output.append(UInt8(ascii: "t"))
+        default:
+            let hexDigits: StaticString = "0123456789abcdef"
+            output.append(contentsOf: "u00".utf8)
+            output.append(hexDigits.utf8Start[Int(byte >> 4)])
+            output.append(hexDigits.utf8Start[Int(byte & 0x0F)])
+        }
+    }
+}

@@ -1,0 +1,138 @@
+/// Decodes one client request (a text message's bytes) into a `ClientRequest`, or the error
+/// reply's contents (protocol.md, "Request" and "General errors").
+///
+/// Checks, in order: the bytes are JSON within `limits.maxDepth` (`bad_json`, `too_deep`), the
+/// top level is an object (`bad_json`), `id` is a string of 1...`maxIDLength` characters, `op`
+/// is a string (`bad_request`) naming an op (`unknown_op`), then the op's arguments
+/// (`bad_request`, and `payload_too_large` for publish's `data`). Unknown fields are ignored.
+/// Every error after the id check carries the id.
+public enum RequestDecoder {
+    public static func decode(_ bytes: UnsafeRawBufferPointer, limits: ProtocolLimits) -> Result<ClientRequest, RequestError> {
+        Result { () throws(RequestError) -> ClientRequest in
+            let members = try parseObject(bytes, limits: limits, recoverID: true)
+            let id = try requestID(members, limits: limits)
+            let arguments = RequestArguments(members: members, id: id)
+            return ClientRequest(id: id, operation: try operation(arguments, limits: limits))
+        }
+    }
+
+    public static func decode(_ bytes: [UInt8], limits: ProtocolLimits) -> Result<ClientRequest, RequestError> {
+        bytes.withUnsafeBytes { decode($0, limits: limits) }
+    }
+
+    /// The members of the top-level object. When the document is too deep and `recoverID` is
+    /// set, the error still carries the top-level `id` if a light scan can find it, so a client
+    /// that sent an over-nested publication can match the refusal to its request.
+    static func parseObject(
+        _ bytes: UnsafeRawBufferPointer, limits: ProtocolLimits, recoverID: Bool
+    ) throws(RequestError) -> [(String, JSONValue)] {
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse(bytes, maxDepth: limits.maxDepth)
+        } catch {
+            switch error {
+            case .tooDeep:
+                throw RequestError(
+                    id: recoverID ? RequestIDRecovery.topLevelID(in: bytes, limits: limits) : nil,
+                    code: RequestErrorCode.tooDeep,
+                    message: "JSON nested deeper than \(limits.maxDepth) levels")
+            case .syntax(let problem):
+                throw RequestError(id: nil, code: RequestErrorCode.badJSON, message: "not valid JSON: \(problem)")
+            }
+        }
+        guard case .object(let members) = root else {
+            throw RequestError(id: nil, code: RequestErrorCode.badJSON, message: "the message must be a JSON object")
+        }
+        return members
+    }
+
+    /// Whether `id` is usable as a request id: what the reply may echo.
+    static func isValidID(_ id: String, limits: ProtocolLimits) -> Bool {
+        limits.maxIDLength >= 1 && RequestArguments.hasLength(id, in: 1...limits.maxIDLength)
+    }
+
+    private static func requestID(_ members: [(String, JSONValue)], limits: ProtocolLimits) throws(RequestError) -> String {
+        // No id can be echoed until it is known to be valid.
+        let anonymous = RequestArguments(members: members, id: nil)
+        let id = try anonymous.string("id")
+        guard isValidID(id, limits: limits) else {
+            throw anonymous.badRequest("id must be 1 to \(limits.maxIDLength) characters")
+        }
+        return id
+    }
+
+    private static func operation(_ arguments: RequestArguments, limits: ProtocolLimits) throws(RequestError) -> Operation {
+        let op = try arguments.string("op")
+        switch op {
+        case "ping":
+            return .ping
+        case "signup":
+            return .signup(
+                username: try arguments.string("username"),
+                email: try arguments.string("email"),
+                password: try arguments.string("password"),
+                device: try arguments.device())
+        case "login":
+            return .login(
+                login: try arguments.string("login"),
+                password: try arguments.string("password"),
+                device: try arguments.device())
+        case "auth":
+            return .auth(token: try arguments.string("token"))
+        case "logout":
+            return .logout(all: try arguments.optionalBool("all") ?? false)
+        case "whoami":
+            return .whoami
+        case "subscribe":
+            return .subscribe(channel: try arguments.string("channel"), since: try since(arguments))
+        case "unsubscribe":
+            return .unsubscribe(channel: try arguments.string("channel"))
+        case "publish":
+            return .publish(
+                channel: try arguments.string("channel"),
+                type: try arguments.publicationType(),
+                data: try arguments.publicationData(maxBytes: limits.maxDataBytes))
+        case "history":
+            return .history(
+                channel: try arguments.string("channel"),
+                before: try before(arguments),
+                limit: try historyLimit(arguments, limits: limits))
+        case "presence":
+            return .presence(channel: try arguments.string("channel"))
+        default:
+            // The op is echoed for the client's author, but not at any length.
+            let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"
+            throw RequestError(id: arguments.id, code: RequestErrorCode.unknownOp, message: "unknown op \"\(shown)\"")
+        }
+    }
+
+    /// `since`: `{"epoch": string, "offset": non-negative integer}`, optional.
+    private static func since(_ arguments: RequestArguments) throws(RequestError) -> Position? {
+        guard let value = arguments.value("since"), value != .null else { return nil }
+        guard case .object(let members) = value else { throw arguments.badRequest("since must be an object") }
+        let position = RequestArguments(members: members, id: arguments.id)
+        guard let epochValue = position.value("epoch") else { throw arguments.badRequest("since.epoch is required") }
+        guard case .string(let epoch) = epochValue else { throw arguments.badRequest("since.epoch must be a string") }
+        guard let offsetValue = position.value("offset") else { throw arguments.badRequest("since.offset is required") }
+        guard let offset = offsetValue.uint64Value else {
+            throw arguments.badRequest("since.offset must be a non-negative integer")
+        }
+        return Position(epoch: epoch, offset: offset)
+    }
+
+    private static func before(_ arguments: RequestArguments) throws(RequestError) -> UInt64? {
+        guard let value = arguments.value("before"), value != .null else { return nil }
+        guard let before = value.uint64Value, before > 0 else {
+            throw arguments.badRequest("before must be a positive integer")
+        }
+        return before
+    }
+
+    private static func historyLimit(_ arguments: RequestArguments, limits: ProtocolLimits) throws(RequestError) -> Int {
+        guard let value = arguments.value("limit"), value != .null else { return limits.defaultHistoryLimit }
+        guard let limit = value.int64Value, limit >= 1, limit <= Int64(limits.maxHistoryLimit) else {
+            throw arguments.badRequest("limit must be an integer from 1 to \(limits.maxHistoryLimit)")
+        }
+        return Int(limit)
+    }
+}

@@ -1,0 +1,84 @@
+import HuddleCore
+import HuddleIO
+import HuddleProtocol
+import HuddleWebSocket
+
+/// The server-side HTTP API for an application's backend (protocol.md, "HTTP API"): publish to
+/// any channel, read history, disconnect a user. Guarded by the API key; one per I/O loop.
+final class HTTPAPI {
+    static let maxBodyBytes = 64 * 1024
+
+    private let apiKey: [UInt8]
+    private let runner: CoreRunner
+    private let endpoint: ProtocolEndpoint
+    private let loopIndex: Int
+    private let limits = ProtocolLimits()
+
+    init(apiKey: String, runner: CoreRunner, endpoint: ProtocolEndpoint, loopIndex: Int) {
+        self.apiKey = Array(apiKey.utf8)
+        self.runner = runner
+        self.endpoint = endpoint
+        self.loopIndex = loopIndex
+    }
+
+    func handle(_ head: HTTPRequestHead, body: [UInt8], from connection: Connection) {
+        guard authorized(head) else {
+            connection.respondJSON(status: 401, body: Self.error("unauthorized", "missing or wrong API key"))
+            return
+        }
+        switch (head.method, head.path) {
+        case ("POST", "/api/v1/publish"):
+            switch APIRequestDecoder.publish(body, limits: limits) {
+            case .failure(let error):
+                connection.respondJSON(status: error.code == "payload_too_large" ? 413 : 400, body: Self.error(error.code, error.message))
+            case .success(let (channel, type, data)):
+                submit("api_publish", connection) { .serverPublish(requestID: $0, channel: channel, type: type, data: data) }
+            }
+        case ("GET", "/api/v1/history"):
+            let items = APIRequestDecoder.queryItems(head.query ?? "")
+            func value(_ name: String) -> String? { items.first { $0.0 == name }?.1 }
+            guard let channel = value("channel") else {
+                connection.respondJSON(status: 400, body: Self.error("bad_request", "channel is required"))
+                return
+            }
+            let before = value("before").flatMap(UInt64.init)
+            let limit = value("limit").flatMap(Int.init) ?? limits.defaultHistoryLimit
+            guard value("before") == nil || (before ?? 0) > 0, (1...limits.maxHistoryLimit).contains(limit) else {
+                connection.respondJSON(status: 400, body: Self.error("bad_request", "before must be a positive integer and limit 1…\(limits.maxHistoryLimit)"))
+                return
+            }
+            submit("api_history", connection) { .history(nil, requestID: $0, channel: channel, before: before, limit: limit) }
+        case ("POST", "/api/v1/disconnect"):
+            switch APIRequestDecoder.disconnect(body, limits: limits) {
+            case .failure(let error):
+                connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+            case .success(let user):
+                submit("api_disconnect", connection) { .disconnectUser(requestID: $0, username: user.lowercased()) }
+            }
+        case (_, "/api/v1/publish"), (_, "/api/v1/disconnect"):
+            connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))
+        case (_, "/api/v1/history"):
+            connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use GET"))
+        default:
+            connection.respondJSON(status: 404, body: Self.error("not_found", "no such API: \(head.path)"))
+        }
+    }
+
+    private func submit(_ op: String, _ connection: Connection, _ makeRequest: @escaping @Sendable (String) -> CoreRequest) {
+        let serial = endpoint.register(connection)
+        runner.submitAPI(op: op, from: ConnectionRef(loop: loopIndex, serial: serial), makeRequest)
+    }
+
+    private func authorized(_ head: HTTPRequestHead) -> Bool {
+        guard let authorization = head.headers[first: "authorization"] else { return false }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
+        return Crypto.constantTimeEquals(Array(parts[1].utf8), apiKey)
+    }
+
+    private static func error(_ code: String, _ message: String) -> [UInt8] {
+        var body: [UInt8] = []
+        JSONWriter.append(.object([("error", .object([("code", .string(code)), ("message", .string(message))]))]), to: &body)
+        return body
+    }
+}

@@ -1,0 +1,12 @@
+/// Work the core thread hands to one I/O loop, in order. A loop turn's worth of core outputs
+/// for a loop travels as one batch: one wake-up, however many replies and events.
+enum LoopDelivery {
+    /// A reply or event for one connection (already encoded JSON text).
+    case send(serial: UInt64, text: [UInt8])
+    /// One event for many connections of this loop, framed once.
+    case fanOut(serials: [UInt64], frame: SharedFrame)
+    /// Close with a code after what was queued before (4001 after a logout).
+    case close(serial: UInt64, code: UInt16, reason: String)
+    /// The response to an HTTP API request.
+    case httpResponse(serial: UInt64, status: Int, body: [UInt8])
+}

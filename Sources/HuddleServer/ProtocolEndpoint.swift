@@ -1,0 +1,207 @@
+import HuddleCore
+import HuddleIO
+import HuddleProtocol
+import HuddleWebSocket
+
+/// `/v1`: the Huddle protocol (protocol.md) on one I/O loop. Decoding, validation, rate
+/// limiting and pings happen here, in parallel on every loop; everything that reads or changes
+/// shared state goes to the core thread as a `CoreRequest`, and its outputs come back in
+/// batches (`perform`). Confined to its loop: other threads only queue closures on that loop.
+final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
+    static let subprotocol = "huddle.v1"
+    static let tokenSubprotocolPrefix = "huddle.auth."
+
+    let maxMessageSize: Int
+    private let loopIndex: Int
+    private let runner: CoreRunner
+    private let workers: PasswordWorkers
+    private let configuration: ServerConfiguration
+    private let metrics: ServerMetrics
+    private let limits = ProtocolLimits()
+    /// Connections this loop serves for the core: WebSocket clients and HTTP API callers.
+    private var connections: [UInt64: Connection] = [:]
+    private var nextSerial: UInt64 = 0
+
+    /// Per-connection protocol state.
+    final class Session {
+        let serial: UInt64
+        var bucket: TokenBucket
+        var refusalsInARow = 0
+        let takesSharedDeflate: Bool
+
+        init(serial: UInt64, bucket: TokenBucket, takesSharedDeflate: Bool) {
+            self.serial = serial
+            self.bucket = bucket
+            self.takesSharedDeflate = takesSharedDeflate
+        }
+    }
+
+    /// Refusals in a row after which a client that ignores `rate_limited` is closed (1008).
+    private static let refusalsBeforeClose = 1000
+
+    init(loopIndex: Int, runner: CoreRunner, workers: PasswordWorkers, configuration: ServerConfiguration, metrics: ServerMetrics) {
+        self.loopIndex = loopIndex
+        self.runner = runner
+        self.workers = workers
+        self.configuration = configuration
+        self.metrics = metrics
+        maxMessageSize = configuration.maxMessageSize
+    }
+
+    // MARK: Handshake and lifecycle
+
+    func accept(_ request: WebSocketHandshake.Request) -> EndpointAcceptance {
+        let offered = request.subprotocols
+        if offered.isEmpty { return .accept(subprotocol: nil) }
+        guard offered.contains(Self.subprotocol) else {
+            return .reject(status: 400, reason: "this endpoint speaks the \(Self.subprotocol) subprotocol")
+        }
+        return .accept(subprotocol: Self.subprotocol)
+    }
+
+    func connectionOpened(_ connection: Connection, request: WebSocketHandshake.Request) {
+        let serial = register(connection)
+        let session = Session(
+            serial: serial,
+            bucket: TokenBucket(rate: configuration.requestsPerSecond, burst: configuration.requestBurst, now: connection.context.loop.now),
+            takesSharedDeflate: connection.acceptsSharedDeflatedFrames)
+        connection.endpointState = session
+        if session.takesSharedDeflate { runner.deflateConnections.add(1, ordering: .relaxed) }
+        let ref = ConnectionRef(loop: loopIndex, serial: serial)
+        runner.submit(.connectionOpened(ref, address: connection.peer), op: nil)
+        if let token = Self.token(in: request) {
+            runner.submit(.authenticate(ref, requestID: nil, tokenHash: SessionToken.hash(token)), op: "auth")
+        }
+    }
+
+    /// A token from `Authorization: Bearer …` or the `huddle.auth.…` subprotocol (browsers).
+    private static func token(in request: WebSocketHandshake.Request) -> String? {
+        if let authorization = request.head.headers[first: "authorization"] {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1]) }
+        }
+        for offered in request.subprotocols where offered.hasPrefix(tokenSubprotocolPrefix) {
+            return String(offered.dropFirst(tokenSubprotocolPrefix.count))
+        }
+        return nil
+    }
+
+    func connectionClosed(_ connection: Connection) {
+        guard let session = connection.endpointState as? Session else { return }
+        connections[session.serial] = nil
+        if session.takesSharedDeflate { runner.deflateConnections.subtract(1, ordering: .relaxed) }
+        runner.submit(.connectionClosed(ConnectionRef(loop: loopIndex, serial: session.serial)), op: nil)
+    }
+
+    /// Gives an HTTP API caller a serial so its response can find it.
+    func register(_ connection: Connection) -> UInt64 {
+        nextSerial += 1
+        connections[nextSerial] = connection
+        return nextSerial
+    }
+
+    // MARK: Requests
+
+    func received(_ opcode: WebSocketOpcode, _ payload: [UInt8], from connection: Connection) {
+        guard let session = connection.endpointState as? Session else { return }
+        guard opcode == .text else {
+            metrics.countError("binary_frame")
+            connection.close(.unsupportedData, reason: "the huddle.v1 protocol uses text frames")
+            return
+        }
+        if let retryAfter = session.bucket.take(now: connection.context.loop.now) {
+            session.refusalsInARow += 1
+            metrics.countError("rate_limited")
+            if session.refusalsInARow >= Self.refusalsBeforeClose {
+                connection.close(.policyViolation, reason: "rate limit ignored")
+                return
+            }
+            let id = RequestDecoder.decode(payload, limits: limits).requestID
+            connection.send(.text, ServerMessage.failure(id: id, code: "rate_limited", message: "over \(Int(configuration.requestsPerSecond)) requests per second", retryAfterMilliseconds: retryAfter))
+            return
+        }
+        session.refusalsInARow = 0
+        switch RequestDecoder.decode(payload, limits: limits) {
+        case .failure(let error):
+            metrics.countError(error.code)
+            connection.send(.text, ServerMessage.failure(id: error.id, code: error.code, message: error.message))
+        case .success(let request):
+            dispatch(request, session: session, connection: connection)
+        }
+    }
+
+    private func dispatch(_ request: ClientRequest, session: Session, connection: Connection) {
+        let ref = ConnectionRef(loop: loopIndex, serial: session.serial)
+        let id = request.id
+        let op = request.operation.name
+        switch request.operation {
+        case .ping:
+            connection.send(.text, ServerMessage.success(id: id, result: .object([("time", .number(String(WallClock.milliseconds())))])))
+        case .signup(let username, let email, let password, let device):
+            signUp(ref, id: id, username: username, email: email, password: password, device: device)
+        case .login(let login, let password, let device):
+            runner.submit(.beginLogin(ref, requestID: id, login: login, address: connection.peer, password: password), op: op, device: device)
+        case .auth(let token):
+            runner.submit(.authenticate(ref, requestID: id, tokenHash: SessionToken.hash(token)), op: op)
+        case .logout(let all):
+            runner.submit(.logout(ref, requestID: id, all: all), op: op)
+        case .whoami:
+            runner.submit(.whoami(ref, requestID: id), op: op)
+        case .subscribe(let channel, let since):
+            runner.submit(.subscribe(ref, requestID: id, channel: channel, since: since.map { ChannelPosition(epoch: $0.epoch, offset: $0.offset) }), op: op)
+        case .unsubscribe(let channel):
+            runner.submit(.unsubscribe(ref, requestID: id, channel: channel), op: op)
+        case .publish(let channel, let type, let data):
+            runner.submit(.publish(ref, requestID: id, channel: channel, type: type, data: data), op: op)
+        case .history(let channel, let before, let limit):
+            runner.submit(.history(ref, requestID: id, channel: channel, before: before, limit: limit), op: op)
+        case .presence(let channel):
+            runner.submit(.presence(ref, requestID: id, channel: channel), op: op)
+        }
+    }
+
+    /// Hashes the password on a worker (never on this loop), then hands the core only the hash
+    /// and the facts its rules need about the password.
+    private func signUp(_ ref: ConnectionRef, id: String, username: String, email: String, password: String, device: String?) {
+        let iterations = configuration.kdfIterations
+        let ttl = Int64(configuration.sessionTTLMilliseconds)
+        let runner = self.runner
+        workers.run {
+            let salt = Crypto.randomBytes(16)
+            let credentials = Credentials(salt: salt, hash: Crypto.pbkdf2SHA256(password: password, salt: salt, iterations: iterations), iterations: iterations)
+            let token = SessionToken.generate()
+            let session = NewSession(tokenHash: SessionToken.hash(token), expiresAt: WallClock.milliseconds() + ttl, device: device)
+            runner.submit(
+                .signUp(ref, requestID: id, username: username, email: email, passwordLength: password.count,
+                        passwordEqualsUsername: password.lowercased() == username.lowercased(), credentials: credentials, session: session),
+                op: "signup", token: token)
+        }
+    }
+
+    // MARK: Outputs from the core
+
+    func perform(_ batch: [LoopDelivery]) {
+        for delivery in batch {
+            switch delivery {
+            case .send(let serial, let text):
+                connections[serial]?.send(.text, text)
+            case .fanOut(let serials, let frame):
+                for serial in serials { connections[serial]?.sendShared(frame) }
+            case .close(let serial, let code, let reason):
+                connections[serial]?.close(WebSocketCloseCode(rawValue: code), reason: reason)
+            case .httpResponse(let serial, let status, let body):
+                connections.removeValue(forKey: serial)?.respondJSON(status: status, body: body)
+            }
+        }
+    }
+}
+
+extension Result where Success == ClientRequest, Failure == RequestError {
+    /// The request's id whether or not it decoded, for replies to refused requests.
+    var requestID: String? {
+        switch self {
+        case .success(let request): return request.id
+        case .failure(let error): return error.id
+        }
+    }
+}

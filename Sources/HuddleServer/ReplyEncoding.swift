@@ -1,0 +1,77 @@
+import HuddleCore
+import HuddleProtocol
+
+/// Core replies in their wire form (protocol.md, "Ops"): the reply message for a WebSocket
+/// request, or the status and body for an HTTP API request.
+enum ReplyEncoding {
+    static func message(_ reply: CoreReply, id: String?, token: String?) -> [UInt8] {
+        switch reply {
+        case .failure(let error):
+            return ServerMessage.failure(id: id, code: error.code.rawValue, message: error.message, retryAfterMilliseconds: error.retryAfterMilliseconds)
+        default:
+            return ServerMessage.success(id: id ?? "", result: result(reply, token: token))
+        }
+    }
+
+    static func httpResponse(_ reply: CoreReply) -> (status: Int, body: [UInt8]) {
+        var body: [UInt8] = []
+        switch reply {
+        case .failure(let error):
+            JSONWriter.append(.object([("error", .object([("code", .string(error.code.rawValue)), ("message", .string(error.message))]))]), to: &body)
+            return (httpStatus(error.code), body)
+        default:
+            JSONWriter.append(result(reply, token: nil), to: &body)
+            return (200, body)
+        }
+    }
+
+    private static func httpStatus(_ code: CoreErrorCode) -> Int {
+        switch code {
+        case .forbidden: return 403
+        default: return 400
+        }
+    }
+
+    static func result(_ reply: CoreReply, token: String?) -> JSONValue {
+        switch reply {
+        case .failure(let error):
+            return .object([("code", .string(error.code.rawValue)), ("message", .string(error.message))])
+        case .account(let user, let expiresAt, _):
+            var members: [(String, JSONValue)] = [("user", userObject(user))]
+            if let token { members.append(("token", .string(token))) }
+            members.append(("expires_at", number(expiresAt)))
+            return .object(members)
+        case .revoked(let count):
+            return .object([("revoked", number(count))])
+        case .subscribed(let channel, let epoch, let offset, let recovered, let publications):
+            var members: [(String, JSONValue)] = [("channel", .string(channel)), ("epoch", .string(epoch)), ("offset", number(offset))]
+            if let recovered { members.append(("recovered", .bool(recovered))) }
+            members.append(("publications", .array(publications.map(publicationObject))))
+            return .object(members)
+        case .unsubscribed:
+            return .object([])
+        case .published(let epoch, let offset, let time):
+            return .object([("epoch", .string(epoch)), ("offset", number(offset)), ("time", number(time))])
+        case .history(let channel, let epoch, let offset, let publications, let nextBefore):
+            return .object([
+                ("channel", .string(channel)), ("epoch", .string(epoch)), ("offset", number(offset)),
+                ("publications", .array(publications.map(publicationObject))),
+                ("next_before", nextBefore.map(number) ?? .null),
+            ])
+        case .presence(let channel, let users):
+            return .object([("channel", .string(channel)), ("users", .array(users.map(JSONValue.string)))])
+        case .disconnected(let count):
+            return .object([("closed", number(count))])
+        }
+    }
+
+    private static func userObject(_ user: UserInfo) -> JSONValue {
+        .object([("username", .string(user.username)), ("email", .string(user.email))])
+    }
+
+    private static func publicationObject(_ publication: Publication) -> JSONValue {
+        ServerMessage.publicationObject(offset: publication.offset, type: publication.type, from: publication.from, data: publication.data, time: publication.time)
+    }
+
+    private static func number<Integer: BinaryInteger>(_ value: Integer) -> JSONValue { .number(String(value)) }
+}

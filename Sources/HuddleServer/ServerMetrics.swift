@@ -1,0 +1,103 @@
+import Synchronization
+
+/// Counters for `GET /metrics`. Each I/O loop increments only its own set (relaxed atomics on
+/// a cache line no other writer touches); a scrape sums them. Error counts and command
+/// latencies are written by the core thread and scraped under a lock, a few times a minute.
+final class ServerMetrics: Sendable {
+    final class LoopCounters: Sendable {
+        let connectionsAccepted = Atomic<Int>(0)
+        let connectionsClosed = Atomic<Int>(0)
+        let webSocketsOpened = Atomic<Int>(0)
+        let messagesReceived = Atomic<Int>(0)
+        let messagesSent = Atomic<Int>(0)
+        /// Keeps neighbouring loops' counters off this cache line.
+        private let padding = (0, 0, 0, 0, 0, 0, 0, 0)
+
+        struct Values {
+            var connectionsAccepted = 0, connectionsClosed = 0, webSocketsOpened = 0, messagesReceived = 0, messagesSent = 0
+        }
+
+        var values: Values {
+            Values(
+                connectionsAccepted: connectionsAccepted.load(ordering: .relaxed),
+                connectionsClosed: connectionsClosed.load(ordering: .relaxed),
+                webSocketsOpened: webSocketsOpened.load(ordering: .relaxed),
+                messagesReceived: messagesReceived.load(ordering: .relaxed),
+                messagesSent: messagesSent.load(ordering: .relaxed))
+        }
+    }
+
+    private let loops: [LoopCounters]
+    private let errors = Mutex<[String: Int]>([:])
+    private let latencies = Mutex<[String: LatencyHistogram]>([:])
+
+    init(loopCount: Int) {
+        loops = (0..<loopCount).map { _ in LoopCounters() }
+    }
+
+    func loop(_ index: Int) -> LoopCounters { loops[index] }
+
+    func countError(_ code: String) {
+        errors.withLock { $0[code, default: 0] += 1 }
+    }
+
+    func observe(op: String, seconds: Double) {
+        latencies.withLock { $0[op, default: LatencyHistogram()].observe(seconds) }
+    }
+
+    /// The Prometheus text exposition format (version 0.0.4).
+    func prometheusText() -> String {
+        let values = loops.map(\.values)
+        func sum(_ counter: KeyPath<LoopCounters.Values, Int>) -> Int { values.reduce(0) { $0 + $1[keyPath: counter] } }
+        let accepted = sum(\.connectionsAccepted)
+        let closed = sum(\.connectionsClosed)
+        var text = ""
+        text += "# HELP huddle_connections Connections currently open.\n# TYPE huddle_connections gauge\n"
+        text += "huddle_connections \(accepted - closed)\n"
+        text += "# HELP huddle_connections_accepted_total TCP connections accepted.\n# TYPE huddle_connections_accepted_total counter\n"
+        text += "huddle_connections_accepted_total \(accepted)\n"
+        text += "# HELP huddle_websockets_opened_total WebSocket upgrades completed.\n# TYPE huddle_websockets_opened_total counter\n"
+        text += "huddle_websockets_opened_total \(sum(\.webSocketsOpened))\n"
+        text += "# HELP huddle_messages_received_total WebSocket data messages received.\n# TYPE huddle_messages_received_total counter\n"
+        text += "huddle_messages_received_total \(sum(\.messagesReceived))\n"
+        text += "# HELP huddle_messages_sent_total WebSocket data messages sent (replies, events, deliveries).\n# TYPE huddle_messages_sent_total counter\n"
+        text += "huddle_messages_sent_total \(sum(\.messagesSent))\n"
+        text += "# HELP huddle_errors_total Error replies and refusals, by code.\n# TYPE huddle_errors_total counter\n"
+        for (code, count) in errors.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            text += "huddle_errors_total{code=\"\(code)\"} \(count)\n"
+        }
+        text += "# HELP huddle_command_duration_seconds Time from a request's arrival at the core to its reply, by op.\n"
+        text += "# TYPE huddle_command_duration_seconds histogram\n"
+        for (op, histogram) in latencies.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            text += histogram.prometheusLines(name: "huddle_command_duration_seconds", labels: "op=\"\(op)\"")
+        }
+        return text
+    }
+}
+
+/// A fixed-bucket latency histogram in Prometheus's cumulative form.
+struct LatencyHistogram: Sendable {
+    static let bounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
+    private var counts = [Int](repeating: 0, count: LatencyHistogram.bounds.count + 1)
+    private var total = 0.0
+
+    mutating func observe(_ seconds: Double) {
+        let index = Self.bounds.firstIndex { seconds <= $0 } ?? Self.bounds.count
+        counts[index] += 1
+        total += seconds
+    }
+
+    func prometheusLines(name: String, labels: String) -> String {
+        var text = ""
+        var cumulative = 0
+        for (index, bound) in Self.bounds.enumerated() {
+            cumulative += counts[index]
+            text += "\(name)_bucket{\(labels),le=\"\(bound)\"} \(cumulative)\n"
+        }
+        cumulative += counts[Self.bounds.count]
+        text += "\(name)_bucket{\(labels),le=\"+Inf\"} \(cumulative)\n"
+        text += "\(name)_sum{\(labels)} \(total)\n"
+        text += "\(name)_count{\(labels)} \(cumulative)\n"
+        return text
+    }
+}

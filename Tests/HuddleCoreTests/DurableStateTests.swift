@@ -1,0 +1,225 @@
+import Foundation
+import HuddleCore
+import Testing
+
+@Suite struct DurableStateTests {
+    /// Small history limits so the scenario trims by count and by age.
+    static var configuration: CoreConfiguration {
+        var configuration = CoreConfiguration()
+        configuration.history[.room] = HistoryLimit(maxPublications: 7, maxAgeMilliseconds: 60_000)
+        configuration.history[.chat] = HistoryLimit(maxPublications: 4, maxAgeMilliseconds: CoreHarness.day)
+        configuration.expiredSessionRetentionMilliseconds = 1_000
+        return configuration
+    }
+
+    /// A long, varied session driven through `handle` only: accounts, logins, a failed login,
+    /// logouts, publishes on every namespace (with trimming), the HTTP API, expiry purges.
+    /// Returns the harness and the durable state after each request.
+    static func runScenario() -> (CoreHarness, [CoreDurableState]) {
+        let harness = CoreHarness(configuration: configuration)
+        var states: [CoreDurableState] = []
+        func step(_ request: CoreRequest) {
+            harness.handle(request)
+            states.append(harness.core.durableState)
+            harness.advance(700)
+        }
+        var generator = SplitMix(seed: 7)
+        let names = ["alice", "bob", "carol", "dave"]
+        var connections: [String: ConnectionRef] = [:]
+        var sessions: [String: NewSession] = [:]
+        for (index, name) in names.enumerated() {
+            let connection = harness.connect(loop: index % 2)
+            let session = harness.newSession(lifetime: name == "dave" ? 2_000 : CoreHarness.sessionLifetime)
+            step(CoreHarness.signUpRequest(connection, name.uppercased(), email: "\(name)@Example.com", session: session))
+            connections[name] = connection
+            sessions[name] = session
+        }
+        let channels = ["room:lobby", "room:den", "chat:alice~bob", "chat:bob~carol", "loc:alice", "inbox:bob"]
+        for round in 0..<120 {
+            let name = names[Int(generator.next() % 3)]
+            let channel = channels[Int(generator.next() % UInt64(channels.count))]
+            switch round % 10 {
+            case 3:
+                step(.serverPublish(requestID: "api\(round)", channel: channel, type: "notice", data: "{\"round\":\(round)}"))
+            case 5:
+                step(.subscribe(connections[name]!, requestID: "s\(round)", channel: channel, since: nil))
+            case 7:
+                step(.history(connections[name]!, requestID: "h\(round)", channel: channel, before: nil, limit: 5))
+            default:
+                step(.publish(connections[name]!, requestID: "p\(round)", channel: channel, type: "message", data: "\"\(name) \(round)\""))
+            }
+            if round == 40 {
+                // bob logs in on a second device, logs the first out, and fails a login once.
+                let device = harness.connect(loop: 1)
+                step(.beginLogin(device, requestID: "L", login: "bob@example.com", address: "a", password: "p"))
+                step(.finishLogin(device, requestID: "L", username: "bob", passwordMatched: true, address: "a", session: harness.newSession()))
+                step(.logout(connections["bob"]!, requestID: "o", all: false))
+                connections["bob"] = device
+                let stranger = harness.connect()
+                step(.beginLogin(stranger, requestID: "L", login: "carol", address: "b", password: "p"))
+                step(.finishLogin(stranger, requestID: "L", username: "carol", passwordMatched: false, address: "b", session: harness.newSession()))
+            }
+            if round == 60 {
+                step(.disconnectUser(requestID: "d", username: "carol"))
+                connections["carol"] = harness.connectSignedIn(with: sessions["carol"]!)
+                step(.tick)
+            }
+            if round == 80 {
+                step(.logout(connections["alice"]!, requestID: "o", all: true))
+                let connection = harness.connect()
+                step(.beginLogin(connection, requestID: "L", login: "alice", address: "c", password: "p"))
+                step(.finishLogin(connection, requestID: "L", username: "alice", passwordMatched: true, address: "c", session: harness.newSession()))
+                connections["alice"] = connection
+                // A publication much later than the others ages the room's history out.
+                harness.advance(60_000)
+            }
+        }
+        return (harness, states)
+    }
+
+    @Test func theScenarioExercisesEveryKindOfCommand() {
+        let (harness, _) = Self.runScenario()
+        var kinds = Set<String>()
+        for command in harness.log {
+            switch command {
+            case .signUp: kinds.insert("signUp")
+            case .openSession: kinds.insert("openSession")
+            case .revokeSessions: kinds.insert("revokeSessions")
+            case .purgeExpiredSessions: kinds.insert("purgeExpiredSessions")
+            case .publish(_, let from, _, _, _): kinds.insert(from == nil ? "serverPublish" : "publish")
+            }
+        }
+        #expect(kinds == ["signUp", "openSession", "revokeSessions", "purgeExpiredSessions", "publish", "serverPublish"])
+        let state = harness.core.durableState
+        #expect(state.channels["room:lobby"].map { $0.retainedCount < Int($0.lastOffset) } == true)
+        #expect(state.channels["chat:alice~bob"]?.retainedCount == 4)
+        #expect(state.sessions[CoreHarness.tokenHash(4)] == nil)
+    }
+
+    /// The key property: applying exactly the commands `handle` made rebuilds an equal state.
+    @Test func replayingTheCommandsRebuildsAnEqualState() {
+        let (harness, _) = Self.runScenario()
+        #expect(harness.replayed().durableState == harness.core.durableState)
+    }
+
+    /// Nothing but the requests and their times decides the outcome.
+    @Test func theSameRequestsGiveTheSameCommandsAndState() {
+        let (first, _) = Self.runScenario()
+        let (second, _) = Self.runScenario()
+        #expect(first.log == second.log)
+        #expect(first.core.durableState == second.core.durableState)
+    }
+
+    @Test func aSnapshotPlusTheLogTailRebuildsAnEqualState() throws {
+        let (harness, _) = Self.runScenario()
+        let replica = HuddleCore(configuration: Self.configuration)
+        let cut = harness.log.count / 2
+        for command in harness.log[..<cut] { replica.apply(command) }
+        let snapshot = try JSONEncoder().encode(replica.durableState)
+        let restored = HuddleCore(configuration: Self.configuration, restoring: try JSONDecoder().decode(CoreDurableState.self, from: snapshot))
+        for command in harness.log[cut...] { restored.apply(command) }
+        #expect(restored.durableState == harness.core.durableState)
+    }
+
+    @Test func theStateSurvivesACodableRoundTrip() throws {
+        let (harness, states) = Self.runScenario()
+        for state in [CoreDurableState(), states[states.count / 3], harness.core.durableState] {
+            let decoded = try JSONDecoder().decode(CoreDurableState.self, from: JSONEncoder().encode(state))
+            #expect(decoded == state)
+        }
+    }
+
+    /// Equal states encode to equal bytes, whatever order built their dictionaries.
+    @Test func equalStatesEncodeToEqualBytes() throws {
+        func build(_ order: [Int]) -> HuddleCore {
+            let core = HuddleCore()
+            for index in order {
+                core.apply(.signUp(
+                    username: "user\(index)", email: "u\(index)@example.com", credentials: CoreHarness.credentials,
+                    session: NewSession(tokenHash: CoreHarness.tokenHash(UInt64(index)), expiresAt: 100), time: 1
+                ))
+            }
+            for index in order { core.apply(.publish(channel: "room:r\(index)", from: nil, type: "t", data: "1", time: 5)) }
+            return core
+        }
+        let forward = build(Array(0..<200))
+        let backward = build((0..<200).reversed())
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // Channel epochs depend on creation order, so compare the parts that do not.
+        #expect(try encoder.encode(forward.durableState.accounts) == encoder.encode(backward.durableState.accounts))
+        #expect(try encoder.encode(forward.durableState.sessions) == encoder.encode(backward.durableState.sessions))
+        let restored = try JSONDecoder().decode(CoreDurableState.self, from: encoder.encode(forward.durableState))
+        #expect(try encoder.encode(restored) == encoder.encode(forward.durableState))
+    }
+
+    @Test func aRestoredCoreCarriesOn() throws {
+        let harness = CoreHarness()
+        let (alice, session) = harness.signUp("alice")
+        let epoch = harness.publish(alice, "room:lobby").replies[0].epoch!
+        harness.publish(alice, "room:lobby")
+        let snapshot = try JSONEncoder().encode(harness.core.durableState)
+
+        let restored = CoreHarness(core: HuddleCore(restoring: try JSONDecoder().decode(CoreDurableState.self, from: snapshot)))
+        restored.time = harness.time + 1_000
+        let connection = restored.connectSignedIn(with: session)
+        #expect(restored.subscribe(connection, "room:lobby", since: ChannelPosition(epoch: epoch, offset: 1))
+            == .subscribed(channel: "room:lobby", epoch: epoch, offset: 2, recovered: true, publications: [
+                Publication(channel: "room:lobby", epoch: epoch, offset: 2, type: "message", from: "alice", data: "{}", time: harness.time),
+            ]))
+        #expect(restored.publish(connection, "room:lobby").replies[0] == .published(epoch: epoch, offset: 3, time: restored.time))
+        #expect(restored.publish(connection, "room:new").replies[0].epoch == ChannelEpochs.expected(time: restored.time, sequence: 2))
+        #expect(restored.handle(CoreHarness.signUpRequest(restored.connect(), "alice", session: restored.newSession())).errorCode == .usernameTaken)
+    }
+
+    @Test func aRestoredCorePurgesExpiredSessions() throws {
+        var configuration = CoreConfiguration()
+        configuration.expiredSessionRetentionMilliseconds = 10
+        let harness = CoreHarness(configuration: configuration)
+        let session = harness.newSession(lifetime: 100)
+        harness.handle(CoreHarness.signUpRequest(harness.connect(), "alice", session: session))
+        let restored = HuddleCore(configuration: configuration, restoring: harness.core.durableState)
+        #expect(restored.handle(.tick, at: harness.time + 109).commands.isEmpty)
+        #expect(restored.handle(.tick, at: harness.time + 110).commands == [.purgeExpiredSessions(tokenHashes: [session.tokenHash], time: harness.time + 110)])
+    }
+
+    @Test func corruptSnapshotsAreRefused() {
+        let tooManyPublications = #"{"accounts":[],"sessions":[],"channels":{"createdCount":1,"channels":[{"name":"room:a","channel":{"epoch":"e","lastOffset":1,"publications":[{"type":"t","data":"1","time":1},{"type":"t","data":"2","time":2}]}}]}}"#
+        let user = #"{"username":"alice","email":"a@b.co","credentials":{"salt":[],"hash":[],"iterations":1},"createdAt":1}"#
+        let duplicateUser = #"{"accounts":[\#(user),\#(user)],"sessions":[],"channels":{"createdCount":0,"channels":[]}}"#
+        let valid = #"{"accounts":[\#(user)],"sessions":[],"channels":{"createdCount":0,"channels":[]}}"#
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(CoreDurableState.self, from: Data(tooManyPublications.utf8)) }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(CoreDurableState.self, from: Data(duplicateUser.utf8)) }
+        #expect(throws: Never.self) { try JSONDecoder().decode(CoreDurableState.self, from: Data(valid.utf8)) }
+    }
+}
+
+@Suite struct CoreCommandCodingTests {
+    static let commands: [CoreCommand] = [
+        .signUp(username: "alice", email: "alice@example.com", credentials: CoreHarness.credentials,
+                session: NewSession(tokenHash: [1, 2], expiresAt: 10, device: "phone"), time: 1),
+        .openSession(username: "alice", session: NewSession(tokenHash: [3], expiresAt: 20), time: 2),
+        .revokeSessions(username: "alice", tokenHashes: [[1, 2], [3]], time: 3),
+        .purgeExpiredSessions(tokenHashes: [[4]], time: 4),
+        .publish(channel: "room:lobby", from: "alice", type: "message", data: "{\"text\":\"hi\"}", time: 5),
+        .publish(channel: "inbox:alice", from: nil, type: "notice", data: "null", time: 6),
+    ]
+
+    @Test func commandsRoundTrip() throws {
+        for command in Self.commands {
+            #expect(try JSONDecoder().decode(CoreCommand.self, from: JSONEncoder().encode(command)) == command)
+        }
+    }
+
+    /// The log stores these names: renaming a case or label breaks every existing log.
+    @Test func theLoggedFieldNamesAreStable() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let publish = String(decoding: try encoder.encode(Self.commands[4]), as: UTF8.self)
+        #expect(publish == #"{"publish":{"channel":"room:lobby","data":"{\"text\":\"hi\"}","from":"alice","time":5,"type":"message"}}"#)
+        let revoke = String(decoding: try encoder.encode(Self.commands[2]), as: UTF8.self)
+        #expect(revoke == #"{"revokeSessions":{"time":3,"tokenHashes":[[1,2],[3]],"username":"alice"}}"#)
+        let openSession = String(decoding: try encoder.encode(Self.commands[1]), as: UTF8.self)
+        #expect(openSession == #"{"openSession":{"session":{"expiresAt":20,"tokenHash":[3]},"time":2,"username":"alice"}}"#)
+    }
+}
