@@ -90,18 +90,20 @@ struct HTTPExchange {
     @Test func publishToAnInboxReachesItsOwnerFromTheServer() async throws {
         let server = try await Self.start()
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
-        let epoch = try #require(alice.subscribe("inbox:alice")["epoch"] as? String)
+        #expect(try alice.subscribe("inbox:alice")["epoch"] as? String == "", "no publication yet")
         let before = JSON.nowMilliseconds
         let response = try HTTPExchange(
             port: server.port, "POST", "/api/v1/publish", body: #"{"channel": "inbox:alice", "data": {"text": "welcome"}, "type": "notice"}"#, key: Self.key)
         #expect(response.status == 200, "\(response.body)")
         #expect(response.headers["content-type"]?.hasPrefix("application/json") == true)
         let result = try #require(response.json, "\(response.body)")
-        #expect(result["epoch"] as? String == epoch)
+        let epoch = try #require(result["epoch"] as? String)
+        #expect(!epoch.isEmpty)
         #expect(JSON.int(result["offset"]) == 1)
         #expect((JSON.int(result["time"]) ?? 0) >= before - 1000)
         let event = try alice.nextEvent("publication")
         #expect(event["channel"] as? String == "inbox:alice")
+        #expect(event["epoch"] as? String == epoch)
         #expect(JSON.int(event["offset"]) == 1)
         #expect(event["type"] as? String == "notice")
         #expect(JSON.isNull(event["from"]), "\(JSON.text(event))")
@@ -176,8 +178,14 @@ struct HTTPExchange {
         // Sessions stay valid: the user comes straight back.
         let back = try ProtocolClient.authenticated(token, port: server.port)
         #expect((try back.ok("whoami")["user"] as? JSONObject)?["username"] as? String == "alice")
+        let again = try HTTPExchange(port: server.port, "POST", "/api/v1/disconnect", body: #"{"user": "alice"}"#, key: Self.key)
+        #expect(JSON.int(again.json?["closed"]) == 1, "\(again.body)")
+        #expect(try back.closeCode() == WebSocketCloseCode(rawValue: 4001))
+        // A known user without connections: nothing to close.
+        let idle = try HTTPExchange(port: server.port, "POST", "/api/v1/disconnect", body: #"{"user": "alice"}"#, key: Self.key)
+        #expect(idle.status == 200 && JSON.int(idle.json?["closed"]) == 0, "\(idle.status) \(idle.body)")
         let nobody = try HTTPExchange(port: server.port, "POST", "/api/v1/disconnect", body: #"{"user": "carol"}"#, key: Self.key)
-        #expect(nobody.status == 200 && JSON.int(nobody.json?["closed"]) == 0, "\(nobody.status) \(nobody.body)")
+        #expect(nobody.status == 400 && nobody.errorCode == "bad_request", "an unknown user: \(nobody.status) \(nobody.body)")
     }
 
     @Test(arguments: [nil, "wrong-key", "test-api-key-012345678", "test-api-key-0123456789x"])

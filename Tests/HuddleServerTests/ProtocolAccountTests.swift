@@ -103,6 +103,12 @@ import Testing
         try client.signup("bob")
     }
 
+    @Test func deviceLabelIsCountedInCharacters() async throws {
+        let server = try await startHuddle()
+        let client = try ProtocolClient(port: server.port)
+        _ = try client.ok("signup", ["username": "alice", "email": "a@example.com", "password": ProtocolClient.password, "device": String(repeating: "é", count: 64)])
+    }
+
     @Test func deviceLabelOver64CharactersIsRefused() async throws {
         let server = try await startHuddle()
         let client = try ProtocolClient(port: server.port)
@@ -171,6 +177,30 @@ import Testing
             #expect(try client.errorCode("login", ["login": "alice", "password": "wrong password"]) == "invalid_credentials", "attempt \(attempt) after the success")
         }
         #expect(try client.errorCode("login", ["login": "alice", "password": "wrong password"]) == "too_many_attempts")
+    }
+
+    /// Logins still being checked count toward the limit: eight guesses sent at once, the right
+    /// password last, get five answers and three refusals, and the right password is not let in.
+    @Test func pipelinedGuessesDoNotGetAroundTheLimit() async throws {
+        let server = try await startHuddle()
+        try ProtocolClient(port: server.port).signup("alice")
+        let client = try ProtocolClient(port: server.port)
+        let guesses = (1...7).map { ("login", ["login": "alice", "password": "wrong password \($0)"] as JSONObject) }
+            + [("login", ["login": "alice", "password": ProtocolClient.password] as JSONObject)]
+        let ids = try client.sendBatch(guesses)
+        var byID: [String: JSONObject] = [:]
+        for _ in ids {
+            let reply = try client.nextReply()
+            byID[reply["id"] as? String ?? "?"] = reply
+        }
+        let codes = ids.map { (byID[$0]?["error"] as? JSONObject)?["code"] as? String ?? "ok" }
+        #expect(codes.filter { $0 == "invalid_credentials" }.count == 5, "\(codes)")
+        #expect(codes.filter { $0 == "too_many_attempts" }.count == 3, "\(codes)")
+        #expect(codes.last == "too_many_attempts", "the right password, guessed sixth or later, is refused: \(codes)")
+        for id in ids where (byID[id]?["error"] as? JSONObject)?["code"] as? String == "too_many_attempts" {
+            #expect((JSON.int((byID[id]?["error"] as? JSONObject)?["retry_after_ms"]) ?? 0) > 0)
+        }
+        #expect(try client.errorCode("whoami") == "not_authenticated")
     }
 
     @Test func twentyFailuresLockTheClientAddress() async throws {

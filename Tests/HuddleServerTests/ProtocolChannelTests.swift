@@ -9,7 +9,7 @@ import Testing
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
         let result = try alice.subscribe("room:lobby")
         #expect(result["channel"] as? String == "room:lobby")
-        #expect(!((result["epoch"] as? String) ?? "").isEmpty)
+        #expect(result["epoch"] as? String == "", "a channel without publications has epoch \"\"")
         #expect(JSON.int(result["offset"]) == 0)
         #expect(result["recovered"] == nil, "recovered is absent without since")
         #expect((result["publications"] as? [Any])?.isEmpty == true)
@@ -20,12 +20,15 @@ import Testing
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
         let (bob, _) = try ProtocolClient.signedUp("bob", port: server.port)
         let (carol, _) = try ProtocolClient.signedUp("carol", port: server.port)
-        let epoch = try #require(alice.subscribe("room:lobby")["epoch"] as? String)
+        try alice.subscribe("room:lobby")
         try bob.subscribe("room:lobby")
+        var epoch = ""
         let before = JSON.nowMilliseconds
         let datas: [Any] = [["text": "hi"], "plain string", 42, [1, "two", ["three": 3]]]
         for (index, data) in datas.enumerated() {
             let result = try bob.publish("room:lobby", data)
+            if index == 0 { epoch = result["epoch"] as? String ?? "" }
+            #expect(!epoch.isEmpty, "the first publication gives the channel its epoch")
             #expect(result["epoch"] as? String == epoch)
             #expect(JSON.int(result["offset"]) == index + 1)
             let time = try #require(JSON.int(result["time"]))
@@ -45,6 +48,25 @@ import Testing
             }
         }
         #expect(try carol.eventIfAny(within: 0.2) == nil, "carol is not subscribed")
+    }
+
+    /// `data` is any JSON value and comes back as the same value, in events and in history.
+    @Test func dataRoundTripsAnyJSONValue() async throws {
+        let server = try await startHuddle()
+        let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
+        try alice.subscribe("room:data")
+        let values: [Any] = [
+            NSNull(), true, false, 0, -17, 1.5, "", "héllo \"quoted\" \\ / \n\t 😀 \u{1}", [] as [Any], [:] as JSONObject,
+            ["nested": ["deep": [1, [2, [3]]]], "empty": NSNull(), "flag": false] as JSONObject,
+        ]
+        for value in values {
+            try alice.publish("room:data", value)
+            let event = try alice.nextEvent("publication")
+            #expect(JSON.text(event["data"] ?? "absent") == JSON.text(value), "\(JSON.text(value))")
+        }
+        let history = try alice.ok("history", ["channel": "room:data", "limit": 100])
+        let kept = (history["publications"] as? [JSONObject] ?? []).reversed().map { JSON.text($0["data"] ?? "absent") }
+        #expect(kept == values.map { JSON.text($0) })
     }
 
     @Test func publishCarriesItsType() async throws {
@@ -216,7 +238,7 @@ import Testing
     @Test(arguments: [
         "lobby", "room", "room:", ":lobby", "nowhere:lobby", "ROOM:lobby", "room:a b", "room:a/b", "room:a:b", "room:é",
         "room:" + String(repeating: "r", count: 65), "room:" + String(repeating: "r", count: 200),
-        "inbox:", "loc:", "inbox:al ice", "loc:a/b", "",
+        "inbox:", "loc:", "inbox:al ice", "loc:a/b", "inbox:Alice", "loc:ALICE", "chat:Alice~bob", "",
     ])
     func invalidChannelNames(channel: String) async throws {
         let server = try await startHuddle()
@@ -295,10 +317,22 @@ import Testing
         #expect(JSON.isNull(last["next_before"]), "\(JSON.text(last["next_before"] ?? 0))")
     }
 
+    @Test func historyBeforeOneIsEmptyAndBeforeBeyondTheEndStartsAtTheNewest() async throws {
+        let server = try await startHuddle()
+        let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
+        _ = try alice.publishAll("room:lobby", [1, 2, 3])
+        let none = try alice.ok("history", ["channel": "room:lobby", "before": 1])
+        #expect((none["publications"] as? [Any])?.isEmpty == true)
+        #expect(JSON.isNull(none["next_before"]))
+        let all = try alice.ok("history", ["channel": "room:lobby", "before": 1000])
+        #expect((all["publications"] as? [JSONObject])?.compactMap { JSON.int($0["offset"]) } == [3, 2, 1])
+    }
+
     @Test func historyOfAnEmptyChannel() async throws {
         let server = try await startHuddle()
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
         let page = try alice.ok("history", ["channel": "room:empty"])
+        #expect(page["epoch"] as? String == "")
         #expect(JSON.int(page["offset"]) == 0)
         #expect((page["publications"] as? [Any])?.isEmpty == true)
         #expect(JSON.isNull(page["next_before"]))

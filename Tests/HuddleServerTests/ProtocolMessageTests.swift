@@ -48,6 +48,37 @@ import Testing
         #expect(JSON.int((reply["result"] as? JSONObject)?["time"]) != nil)
     }
 
+    /// Messages of 128 bytes and more come compressed (RSV1), smaller ones plain; both read back
+    /// to the same JSON. Frames are read straight off the socket to see the RSV1 bit.
+    @Test func repliesOver128BytesAreCompressedAndSmallerOnesAreNot() async throws {
+        let server = try await startHuddle()
+        let client = try ProtocolClient(port: server.port, extraHeaders: ["Sec-WebSocket-Extensions: permessage-deflate"])
+        #expect(client.upgradeResponse.headers["sec-websocket-extensions"]?.hasPrefix("permessage-deflate") == true)
+        let frames = RawFrames(fd: client.raw.fd)
+        let inflater = PerMessageInflater(windowBits: 15, noContextTakeover: true)
+        try client.sendRequest("ping")
+        let small = try frames.next()
+        #expect(small.header == 0x81, "a short reply is a plain text frame: \(String(small.header, radix: 16))")
+        #expect(small.payload.count < 128)
+        try client.sendRequest("signup", ["username": "alice", "email": "alice@example.com", "password": ProtocolClient.password, "device": String(repeating: "d", count: 60)])
+        let large = try frames.next()
+        #expect(large.header == 0xC1, "a reply of 128 bytes or more is compressed: \(String(large.header, radix: 16))")
+        let text = try inflater.inflate(large.payload, maxSize: 1 << 20)
+        let reply = try #require(try JSON.parse(String(decoding: text, as: UTF8.self)) as? JSONObject)
+        #expect(text.count >= 128)
+        #expect(JSON.bool(reply["ok"]) == true && reply["id"] as? String == "2", "\(String(decoding: text, as: UTF8.self))")
+    }
+
+    @Test func compressedMessageInflatingPast64KiBClosesWith1009() async throws {
+        let server = try await startHuddle()
+        let client = try ProtocolClient(port: server.port, extraHeaders: ["Sec-WebSocket-Extensions: permessage-deflate"])
+        let text = #"{"id":"1","op":"ping","pad":""# + String(repeating: " ", count: 70_000) + "\"}"
+        let deflated = PerMessageDeflater(windowBits: 15, noContextTakeover: true).compress(Array(text.utf8))
+        #expect(deflated.count < 2000)
+        try client.raw.sendFrame(.text, deflated, rsv1: true)
+        #expect(try client.closeCode() == .messageTooBig)
+    }
+
     // MARK: Messages
 
     @Test func pingReturnsTheServerClock() async throws {
@@ -60,7 +91,7 @@ import Testing
         #expect(time >= before - 1000 && time <= JSON.nowMilliseconds + 1000, "time \(time), now \(before)")
     }
 
-    @Test(arguments: ["7", "ü✓ with spaces", String(repeating: "i", count: 64), "1"])
+    @Test(arguments: ["7", "ü✓ with spaces", String(repeating: "i", count: 64), String(repeating: "é", count: 64), "1"])
     func replyEchoesTheIDExactly(id: String) async throws {
         let server = try await startHuddle()
         let client = try ProtocolClient(port: server.port)
@@ -82,6 +113,40 @@ import Testing
         for _ in requests { replies.append(try client.nextReply()) }
         #expect(replies.map { $0["id"] as? String } == ["a", "b", "c", "a", "e", "f", "a"])
         #expect(replies.map { JSON.bool($0["ok"]) } == [true, true, false, true, true, true, true])
+    }
+
+    /// Replies keep request order even when the requests take different paths through the
+    /// server (a ping needs no state, a signup hashes a password, a bad message is refused early).
+    @Test func repliesKeepRequestOrderAcrossEveryKindOfRequest() async throws {
+        let server = try await startHuddle()
+        let client = try ProtocolClient(port: server.port)
+        let texts = [
+            #"{"id":"1","op":"signup","username":"alice","email":"a@example.com","password":"correct horse"}"#,
+            #"{"id":"2","op":"ping"}"#, "not json", #"{"id":"4","op":"nope"}"#, #"{"id":"5","op":"subscribe","channel":"room:x"}"#,
+            #"{"id":"6","op":"ping"}"#, #"{"id":"7"}"#, #"{"id":"8","op":"history","channel":"room:x"}"#,
+        ]
+        var batch: [UInt8] = []
+        for text in texts {
+            batch += WebSocketFrameWriter.frame(opcode: .text, payload: Array(text.utf8), maskingKey: 0x1234_5678)
+        }
+        try client.raw.send(batch)
+        var ids: [String?] = []
+        for _ in texts { ids.append(try client.nextReply()["id"] as? String) }
+        #expect(ids == ["1", "2", nil, "4", "5", "6", "7", "8"])
+    }
+
+    /// A request pipelined right after `signup` or `login` runs in the session they open: replies
+    /// come in request order, so the request is handled after the sign-in.
+    @Test(arguments: ["signup", "login"])
+    func requestsPipelinedAfterSignInRunSignedIn(op: String) async throws {
+        let server = try await startHuddle()
+        if op == "login" { try ProtocolClient(port: server.port).signup("alice") }
+        let client = try ProtocolClient(port: server.port)
+        let signIn: JSONObject = op == "signup"
+            ? ["username": "alice", "email": "alice@example.com", "password": ProtocolClient.password]
+            : ["login": "alice", "password": ProtocolClient.password]
+        let replies = try client.pipeline([(op, signIn), ("whoami", [:]), ("subscribe", ["channel": "room:x"])])
+        #expect(replies.map { JSON.bool($0["ok"]) } == [true, true, true], "\(replies.map { JSON.text($0) })")
     }
 
     @Test func unknownFieldsAreIgnored() async throws {
@@ -218,5 +283,39 @@ import Testing
         let error = try #require(reply["error"] as? JSONObject)
         #expect(error["code"] as? String == "not_authenticated")
         #expect(!((error["message"] as? String) ?? "").isEmpty)
+    }
+}
+
+/// Server frames read straight off a socket (server frames are never masked), so a test can see
+/// the header bits a message reader hides.
+final class RawFrames {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(fd: Int32) { self.fd = fd }
+
+    func next() throws -> (header: UInt8, payload: [UInt8]) {
+        while true {
+            if buffer.count >= 2 {
+                var length = Int(buffer[1] & 0x7F)
+                var start = 2
+                if length == 126, buffer.count >= 4 {
+                    length = Int(buffer[2]) << 8 | Int(buffer[3])
+                    start = 4
+                } else if length == 127, buffer.count >= 10 {
+                    length = buffer[2..<10].reduce(0) { $0 << 8 | Int($1) }
+                    start = 10
+                }
+                if length < 126 || start > 2, buffer.count >= start + length {
+                    let frame = (buffer[0], Array(buffer[start..<start + length]))
+                    buffer.removeFirst(start + length)
+                    return frame
+                }
+            }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw TestFailure("no frame: recv returned \(count), errno \(errno)") }
+            buffer += chunk[0..<count]
+        }
     }
 }

@@ -50,10 +50,8 @@ import Testing
         let server = try await startHuddle()
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
         let (bob, _) = try ProtocolClient.signedUp("bob", port: server.port)
-        let first = try alice.subscribe("room:race")
-        let epoch = try #require(first["epoch"] as? String)
-        _ = try alice.ok("unsubscribe", ["channel": "room:race"])
         _ = try bob.publishAll("room:race", (1...20).map { $0 })
+        let epoch = try #require(try bob.ok("history", ["channel": "room:race", "limit": 1])["epoch"] as? String)
         let racing = try bob.sendBatch((21...80).map { ("publish", ["channel": "room:race", "data": $0]) })
         let result = try alice.subscribe("room:race", since: (epoch, 0))
         #expect(JSON.bool(result["recovered"]) == true)
@@ -83,23 +81,53 @@ import Testing
         #expect(try alice.eventIfAny(within: 0.2) == nil, "resubscribing did not double the subscription")
     }
 
-    @Test func sinceOffsetZeroRecoversTheWholeChannel() async throws {
+    /// Subscribing again while subscribed is how a client asks for a recovery again: the missed
+    /// publications come in the reply, and live events are not doubled.
+    @Test func resubscribingWithAnOlderPositionRecoversAgain() async throws {
         let server = try await startHuddle()
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
-        let epoch = try #require(alice.subscribe("room:lobby")["epoch"] as? String)
+        try alice.subscribe("room:lobby")
+        _ = try alice.publishAll("room:lobby", ["a", "b", "c"])
+        let events = try alice.publications(3)
+        let epoch = try #require(events.first?["epoch"] as? String)
+        let again = try alice.subscribe("room:lobby", since: (epoch, 1))
+        #expect(JSON.bool(again["recovered"]) == true)
+        #expect((again["publications"] as? [JSONObject])?.compactMap { $0["data"] as? String } == ["b", "c"])
+        try alice.publish("room:lobby", "d")
+        #expect(try alice.nextEvent("publication")["data"] as? String == "d")
+        #expect(try alice.eventIfAny(within: 0.3) == nil)
+    }
+
+    @Test func theEmptyChannelPositionOfAChannelStillEmptyIsRecovered() async throws {
+        let server = try await startHuddle()
+        let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
+        let result = try alice.subscribe("room:quiet", since: ("", 0))
+        #expect(JSON.bool(result["recovered"]) == true)
+        #expect((result["publications"] as? [Any])?.isEmpty == true)
+        try alice.publish("room:quiet", "first")
+        #expect(JSON.int(try alice.nextEvent("publication")["offset"]) == 1)
+    }
+
+    @Test func theEmptyChannelPositionRecoversTheWholeChannel() async throws {
+        let server = try await startHuddle()
+        let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
+        let empty = try alice.subscribe("room:lobby")
+        #expect(empty["epoch"] as? String == "" && JSON.int(empty["offset"]) == 0)
         _ = try alice.ok("unsubscribe", ["channel": "room:lobby"])
         _ = try alice.publishAll("room:lobby", ["a", "b", "c", "d", "e"])
-        let result = try alice.subscribe("room:lobby", since: (epoch, 0))
+        // The position of an empty channel, {"epoch": "", "offset": 0}, recovers from offset 1.
+        let result = try alice.subscribe("room:lobby", since: ("", 0))
         #expect(JSON.bool(result["recovered"]) == true)
+        #expect(result["epoch"] as? String != "")
         #expect((result["publications"] as? [JSONObject])?.compactMap { $0["data"] as? String } == ["a", "b", "c", "d", "e"])
     }
 
     @Test func aWrongEpochIsNotRecovered() async throws {
         let server = try await startHuddle()
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
-        let epoch = try #require(alice.subscribe("room:lobby")["epoch"] as? String)
-        _ = try alice.ok("unsubscribe", ["channel": "room:lobby"])
         _ = try alice.publishAll("room:lobby", ["a", "b", "c"])
+        let epoch = try #require(try alice.ok("history", ["channel": "room:lobby"])["epoch"] as? String)
+        #expect(!epoch.isEmpty)
         let result = try alice.subscribe("room:lobby", since: (epoch + "x", 1))
         #expect(JSON.bool(result["recovered"]) == false)
         #expect((result["publications"] as? [Any])?.isEmpty == true)
