@@ -133,13 +133,16 @@ struct PrometheusText {
         let during = try PrometheusText.fetch(port: server.port)
         #expect((during.value("huddle_connections") ?? 0) - before == 3)
         clients.removeAll()
-        let deadline = Date().addingTimeInterval(3)
+        // Counted attempts, not a wall-clock deadline: on a busy machine a sleeping test may
+        // resume late, and it must still look again before giving up.
+        var attempts = 0
         var after = -1.0
         repeat {
             after = try PrometheusText.fetch(port: server.port).value("huddle_connections") ?? 0
             if after == before { break }
             try await Task.sleep(for: .milliseconds(50))
-        } while Date() < deadline
+            attempts += 1
+        } while attempts < 60
         #expect(after == before)
     }
 
