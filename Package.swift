@@ -30,11 +30,13 @@ let package = Package(
         .target(name: "HuddleProtocol"),
         // The product: one deterministic state machine; no I/O, no clock, no randomness.
         .target(name: "HuddleCore"),
+        // Durability: the write-ahead log and snapshots, as checksummed bytes on disk.
+        .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
         // Wires connections, endpoints and limits together.
         .target(
             name: "HuddleServer",
             dependencies: [
-                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore",
+                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -42,6 +44,7 @@ let package = Package(
             name: "huddle",
             dependencies: [
                 "HuddleServer",
+                "HuddleStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -49,6 +52,7 @@ let package = Package(
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
+        .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
         .testTarget(
             name: "HuddleServerTests",
             dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol"],

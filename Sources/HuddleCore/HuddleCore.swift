@@ -30,6 +30,16 @@ public final class HuddleCore {
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
     }
 
+    /// Replaces the durable state and keeps the ephemeral one (connections, subscriptions,
+    /// presence). The server's rollback: when the log could not record a turn's commands, it
+    /// rebuilds the durable state from disk and puts it back here, so memory never holds a
+    /// change that a restart would not.
+    public func restoreDurableState(_ state: CoreDurableState) {
+        durableState = state
+        sessionPurges = MinHeap<SessionPurge>()
+        for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
+    }
+
     /// Handles one request at `time` (milliseconds since the Unix epoch, from the server).
     public func handle(_ request: CoreRequest, at time: Int64) -> CoreStep {
         var step = CoreStep()

@@ -1,3 +1,4 @@
+import Glibc
 import HuddleCore
 import HuddleIO
 import HuddleProtocol
@@ -15,6 +16,7 @@ final class CoreRunner: @unchecked Sendable {
     let loop: EventLoop
     private var thread: LoopThread?
     private let core: HuddleCore
+    private let persistence: Persistence
     private let ioLoops: [EventLoop]
     /// One per I/O loop; set before the thread starts.
     private var endpoints: [ProtocolEndpoint] = []
@@ -34,6 +36,18 @@ final class CoreRunner: @unchecked Sendable {
     private var apiRequests: [String: ConnectionRef] = [:]
     private var nextAPIRequest: UInt64 = 0
     private lazy var deflater = PerMessageDeflater(windowBits: 15, noContextTakeover: true)
+    /// This turn's handled requests, routed only after their commands are in the log.
+    private var turn: [HandledRequest] = []
+    /// Set while the disk refuses writes: write requests are answered `unavailable`, reads go on.
+    private var writesRefused: String?
+    private var lastProbe: Int64 = 0
+
+    private struct HandledRequest {
+        var request: CoreRequest
+        var step: CoreStep
+        var op: String?
+        var submitted: UInt64
+    }
 
     private struct PendingSecrets {
         var token: String?
@@ -45,17 +59,21 @@ final class CoreRunner: @unchecked Sendable {
         }
     }
 
-    init(configuration: ServerConfiguration, ioLoops: [EventLoop], metrics: ServerMetrics, logger: Logger) throws {
+    init(
+        configuration: ServerConfiguration, core: HuddleCore, persistence: Persistence, ioLoops: [EventLoop],
+        metrics: ServerMetrics, logger: Logger
+    ) throws {
         self.configuration = configuration
+        self.core = core
+        self.persistence = persistence
         self.ioLoops = ioLoops
         self.metrics = metrics
         self.logger = logger
         loop = try EventLoop(index: ioLoops.count, readBufferSize: 16)
-        core = HuddleCore(configuration: configuration.core)
         passwordWorkers = try PasswordWorkers(count: 2)
         outbox = Array(repeating: [], count: ioLoops.count)
-        loop.onTurnEnd { [unowned self] in self.sendOutbox() }
-        loop.schedule(after: 250, repeating: 250) { [unowned self] in self.process(.tick, op: nil, submitted: 0) }
+        loop.onTurnEnd { [unowned self] in self.endTurn() }
+        loop.schedule(after: 250, repeating: 250) { [unowned self] in self.tick() }
     }
 
     func attach(_ endpoints: [ProtocolEndpoint]) { self.endpoints = endpoints }
@@ -64,10 +82,16 @@ final class CoreRunner: @unchecked Sendable {
         thread = try LoopThread.spawn(name: "huddle-core") { [loop] in loop.run() }
     }
 
+    /// After the I/O loops have stopped: a last snapshot, then the thread ends.
     func stop() {
-        loop.stop()
+        loop.execute { [self] in
+            endTurn()
+            persistence.snapshotNow(of: core.durableState)
+            loop.stop()
+        }
         thread?.join()
         passwordWorkers.stop()
+        persistence.close()
     }
 
     // MARK: Submitting (any thread)
@@ -97,11 +121,134 @@ final class CoreRunner: @unchecked Sendable {
     // MARK: Core thread
 
     private func process(_ request: CoreRequest, op: String?, submitted: UInt64) {
+        if writesRefused != nil, request.startsAWrite {
+            refuse(request)
+            return
+        }
         let step = core.handle(request, at: WallClock.milliseconds())
-        for output in step.outputs { route(output) }
-        if case .connectionClosed(let ref) = request { secrets[ref] = nil }
-        if let op, submitted > 0 {
-            metrics.observe(op: op, seconds: Double(MonotonicClock.nanoseconds() - submitted) / 1e9)
+        turn.append(HandledRequest(request: request, step: step, op: op, submitted: submitted))
+    }
+
+    private func tick() {
+        process(.tick, op: nil, submitted: 0)
+        do {
+            try persistence.tick()
+        } catch {
+            refuseWrites(because: "the log could not be synced: \(error)")
+        }
+        let now = MonotonicClock.milliseconds()
+        if let reason = writesRefused, now - lastProbe >= 2_000 {
+            lastProbe = now
+            if persistence.diskAcceptsWrites(), !reason.hasPrefix("the log could not be synced") {
+                writesRefused = nil
+                logger.notice("the disk takes writes again; accepting writes")
+            }
+        }
+        if writesRefused == nil, persistence.snapshotDue(now: now) {
+            persistence.beginSnapshot(of: core.durableState, coreLoop: loop) {}
+        }
+    }
+
+    /// End of the core's turn: log every command of the turn in one batch (group commit),
+    /// and only then send the turn's replies and events. If the log refuses, the turn's writes
+    /// are taken back (the durable state is rebuilt from disk) and answered `unavailable`.
+    private func endTurn() {
+        guard !turn.isEmpty else {
+            sendOutbox()  // refusals answered without the core
+            return
+        }
+        let commands = turn.flatMap(\.step.commands)
+        var logged = true
+        if !commands.isEmpty {
+            do {
+                try persistence.append(commands)
+            } catch {
+                logged = false
+                refuseWrites(because: "\(error)")
+                rollBack()
+            }
+        }
+        let finished = MonotonicClock.nanoseconds()
+        for handled in turn {
+            if logged || handled.step.commands.isEmpty {
+                for output in handled.step.outputs { route(output) }
+            } else {
+                routeUnlogged(handled)
+            }
+            if case .connectionClosed(let ref) = handled.request { secrets[ref] = nil }
+            if let op = handled.op, handled.submitted > 0 {
+                metrics.observe(op: op, seconds: Double(finished - handled.submitted) / 1e9)
+            }
+        }
+        turn.removeAll(keepingCapacity: true)
+        sendOutbox()
+    }
+
+    private func refuseWrites(because reason: String) {
+        if writesRefused == nil {
+            logger.critical("storage refuses writes; serving reads only until it recovers", metadata: ["reason": "\(reason)"])
+        }
+        writesRefused = reason
+        lastProbe = MonotonicClock.milliseconds()
+    }
+
+    /// Puts the durable state back to what is on disk, keeping connections and subscriptions.
+    private func rollBack() {
+        do {
+            core.restoreDurableState(try persistence.durableStateOnDisk(configuration: configuration.core))
+        } catch {
+            // Memory now holds changes the disk does not: the only safe state is a restart.
+            logger.critical("cannot rebuild the state from disk after a failed write; exiting", metadata: ["error": "\(error)"])
+            exit(70)
+        }
+    }
+
+    /// The outputs of a request whose commands never reached the log: its replies become
+    /// `unavailable`, its events are dropped, closes still happen (the core already forgot
+    /// those connections), and a connection that just signed up or logged in is closed (1013):
+    /// its session does not exist after the rollback.
+    private func routeUnlogged(_ handled: HandledRequest) {
+        for output in handled.step.outputs {
+            switch output {
+            case .reply(let ref, let requestID, _):
+                replyUnavailable(ref, requestID)
+            case .deliver, .presenceChanged, .sessionAccepted, .verifyPassword:
+                break
+            case .closeConnections, .authFailed:
+                route(output)
+            }
+        }
+        switch handled.request {
+        case .signUp(let ref, _, _, _, _, _, _, _), .finishLogin(let ref, _, _, _, _, _):
+            outbox[ref.loop].append(.close(serial: ref.serial, code: WebSocketCloseCode.tryAgainLater.rawValue, reason: "storage unavailable"))
+        default:
+            break
+        }
+    }
+
+    /// A write request refused up front while storage is down.
+    private func refuse(_ request: CoreRequest) {
+        switch request {
+        case .signUp(let ref, let id, _, _, _, _, _, _), .beginLogin(let ref, let id, _, _, _), .logout(let ref, let id, _),
+             .publish(let ref, let id, _, _, _):
+            replyUnavailable(ref, id)
+        case .serverPublish(let id, _, _, _):
+            replyUnavailable(nil, id)
+        default:
+            break
+        }
+    }
+
+    private func replyUnavailable(_ ref: ConnectionRef?, _ requestID: String?) {
+        metrics.countError("unavailable")
+        let message = "storage is refusing writes; reads still work, try again later"
+        if let ref {
+            if let requestID { secrets[ref]?[requestID] = nil }
+            outbox[ref.loop].append(.send(serial: ref.serial, text: ServerMessage.failure(id: requestID, code: "unavailable", message: message)))
+        } else if let requestID, let connection = apiRequests.removeValue(forKey: requestID) {
+            var body: [UInt8] = []
+            JSONWriter.append(.object([("error", .object([("code", .string("unavailable")), ("message", .string(message))]))]), to: &body)
+            outbox[connection.loop].append(.httpResponse(serial: connection.serial, status: 503, body: body))
         }
     }
 
@@ -183,6 +330,15 @@ final class CoreRunner: @unchecked Sendable {
 }
 
 extension CoreRequest {
+    /// Requests that lead to a durable command (directly, or for a login through finishLogin):
+    /// refused up front while storage refuses writes.
+    var startsAWrite: Bool {
+        switch self {
+        case .signUp, .beginLogin, .logout, .publish, .serverPublish: return true
+        default: return false
+        }
+    }
+
     /// The connection and request id a reply will carry, for requests that have both.
     var connectionAndRequestID: (ConnectionRef, String)? {
         switch self {

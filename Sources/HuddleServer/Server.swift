@@ -21,6 +21,9 @@ public final class Server {
         // A peer that vanished must give EPIPE on write, not kill the process. OpenSSL writes
         // to sockets with write(2), so MSG_NOSIGNAL alone is not enough.
         signal(SIGPIPE, SIG_IGN)
+        // A file-size limit (ulimit -f) must make a write fail with EFBIG — which the log turns
+        // into refused writes — not kill the process.
+        signal(SIGXFSZ, SIG_IGN)
         // Block the shutdown signals before any thread starts, so the loops inherit the mask
         // and only this thread receives them, in sigwait below.
         var shutdownSignals = sigset_t()
@@ -35,7 +38,8 @@ public final class Server {
         let metrics = ServerMetrics(loopCount: threadCount)
         let contexts = loops.map { LoopContext(loop: $0, configuration: configuration, tlsContext: tlsContext, metrics: metrics, logger: logger) }
 
-        let runner = try CoreRunner(configuration: configuration, ioLoops: loops, metrics: metrics, logger: logger)
+        let (persistence, core) = try Persistence.open(configuration: configuration, logger: logger)
+        let runner = try CoreRunner(configuration: configuration, core: core, persistence: persistence, ioLoops: loops, metrics: metrics, logger: logger)
         let endpoints = contexts.map { context in
             ProtocolEndpoint(loopIndex: context.loop.index, runner: runner, workers: runner.passwordWorkers, configuration: configuration, metrics: metrics)
         }

@@ -1,6 +1,7 @@
 /// Everything the server needs to know at start-up. Defaults are the embedded, single-machine
 /// setup the README's run command uses; every limit here is documented in README.md.
 import HuddleCore
+import HuddleStore
 
 public struct ServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
@@ -31,6 +32,15 @@ public struct ServerConfiguration: Sendable {
     public var sessionTTLMilliseconds: Int = 30 * 24 * 3600 * 1000
     /// The HTTP API's key; nil disables the API.
     public var apiKey: String?
+    /// Where the log and snapshots live (created if missing).
+    public var dataDirectory: String = "huddle-data"
+    /// When the log is fsynced: `always` (before every reply that says ok; group commit per
+    /// core turn), `everySecond`, or `never` (the kernel decides) — as Redis's appendfsync.
+    public var syncPolicy: SyncPolicy = .always
+    /// A snapshot is taken this often, or sooner once the log grew by `snapshotLogBytes`.
+    public var snapshotIntervalMilliseconds: Int = 300_000
+    public var snapshotLogBytes: Int = 64 * 1024 * 1024
+
     /// The core's own settings (presence grace, history limits, login throttling).
     public var core = CoreConfiguration()
 

@@ -2,13 +2,14 @@ import ArgumentParser
 import HuddleServer
 import Logging
 import Glibc
+import HuddleStore
 
 @main
 struct Huddle: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "huddle",
         abstract: "A real-time WebSocket pub/sub server.",
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, DataCommand.self],
         defaultSubcommand: Serve.self
     )
 }
@@ -41,6 +42,12 @@ struct Serve: ParsableCommand {
     @Option(help: "PBKDF2 iterations for new password hashes.") var kdfIterations: Int = 600_000
     @Option(help: "Session lifetime in seconds.") var sessionTTL: Int = 30 * 24 * 3600
     @Option(help: "Seconds a user stays online after their last connection closes.") var presenceGrace: Int = 5
+    @Option(help: "Directory for the write-ahead log and snapshots (created if missing).")
+    var dataDir: String = "huddle-data"
+    @Option(help: "When to fsync the log: always (before every ok reply), everysec, no.")
+    var fsync: String = "always"
+    @Option(help: "Seconds between snapshots (a snapshot also follows 64 MiB of log).")
+    var snapshotInterval: Int = 300
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -51,6 +58,8 @@ struct Serve: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive") }
+        guard Self.syncPolicy(fsync) != nil else { throw ValidationError("--fsync must be always, everysec or no") }
+        guard snapshotInterval > 0 else { throw ValidationError("--snapshot-interval must be positive") }
         guard kdfIterations >= 1000 else { throw ValidationError("--kdf-iterations must be at least 1000") }
         guard sessionTTL > 0, presenceGrace >= 0 else { throw ValidationError("--session-ttl must be positive and --presence-grace not negative") }
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -75,9 +84,21 @@ struct Serve: ParsableCommand {
         config.maxOutboundBytes = maxOutboundBytes
         config.apiKey = apiKey ?? ProcessEnvironment.value("HUDDLE_API_KEY")
         config.kdfIterations = kdfIterations
+        config.dataDirectory = dataDir
+        config.syncPolicy = Self.syncPolicy(fsync) ?? .always
+        config.snapshotIntervalMilliseconds = snapshotInterval * 1000
         config.sessionTTLMilliseconds = sessionTTL * 1000
         config.core.presenceGraceMilliseconds = Int64(presenceGrace) * 1000
         return config
+    }
+
+    static func syncPolicy(_ name: String) -> SyncPolicy? {
+        switch name {
+        case "always": return .always
+        case "everysec": return .everySecond
+        case "no": return .never
+        default: return nil
+        }
     }
 
     func run() throws {

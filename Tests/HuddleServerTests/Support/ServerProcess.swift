@@ -17,10 +17,30 @@ final class ServerProcess: @unchecked Sendable {
         return products.appendingPathComponent("huddle")
     }
 
-    /// Starts `huddle` with `arguments` (plus --port 0 and the log level unless given) and waits
-    /// until it listens.
-    init(_ arguments: [String], tls: TestCertificates? = nil) async throws {
-        var all = ["--host", "127.0.0.1", "--port", "0", "--threads", "2", "--log-level", "debug"]
+    /// The server's data directory: a fresh temporary one unless the test passes its own
+    /// (to restart a server on the same data).
+    let dataDirectory: URL
+    private let ownsDataDirectory: Bool
+
+    /// A new, empty directory for a server's data, removed by the caller (or by the server
+    /// object that created it).
+    static func makeDataDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-data-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Starts `huddle` with `arguments` (plus --port 0, a data directory and the log level)
+    /// and waits until it listens.
+    init(_ arguments: [String], tls: TestCertificates? = nil, dataDirectory: URL? = nil) async throws {
+        if let dataDirectory {
+            self.dataDirectory = dataDirectory
+            ownsDataDirectory = false
+        } else {
+            self.dataDirectory = try Self.makeDataDirectory()
+            ownsDataDirectory = true
+        }
+        var all = ["--host", "127.0.0.1", "--port", "0", "--threads", "2", "--log-level", "debug", "--data-dir", self.dataDirectory.path]
         if let tls {
             all += ["--tls-port", "0", "--tls-cert", tls.serverCertificate.path, "--tls-key", tls.serverKey.path]
         }
@@ -45,7 +65,11 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        if ownsDataDirectory { try? FileManager.default.removeItem(at: dataDirectory) }
     }
 
     var url: String { "ws://127.0.0.1:\(port)" }

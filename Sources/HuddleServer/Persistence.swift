@@ -1,0 +1,234 @@
+import Foundation
+import HuddleCore
+import HuddleIO
+import HuddleStore
+import Logging
+
+/// How the core's state reaches the disk (README, "Durability"): every command the core
+/// applies is appended to the write-ahead log — one batch per core turn, one fdatasync for the
+/// batch (group commit) — and the whole durable state is snapshotted now and then from a
+/// copy-on-write copy, on a thread of its own, after which the log before it is dropped.
+///
+/// Owned by the core thread, except the snapshot encoding and writing, which run on the
+/// snapshot thread with a value copy of the state and share nothing mutable (hence the
+/// unchecked Sendable: the snapshot job only hops back to the core thread).
+final class Persistence: @unchecked Sendable {
+    let directory: String
+    private let log: WriteAheadLog
+    private let snapshots: SnapshotStore
+    private let logger: Logger
+    private let snapshotIntervalMilliseconds: Int64
+    private let snapshotLogBytes: Int
+    private let snapshotThread: EventLoop
+    private let snapshotThreadHandle: LoopThread
+    private(set) var snapshotInProgress = false
+    private var lastSnapshotAt: Int64
+    private var logBytesAtLastSnapshot: Int
+
+    /// Equal states must give equal bytes (HuddleCore sorts its collections; keys too).
+    /// One encoder per thread that encodes: this one is the core thread's.
+    private static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+    private let commandEncoder = Persistence.makeEncoder()
+
+    /// A snapshot's payload: the durable state, versioned so the format can evolve.
+    private struct SnapshotPayload: Codable {
+        var format: Int
+        var state: CoreDurableState
+    }
+    private static let snapshotFormat = 1
+
+    /// Opens the data directory (created if missing) and rebuilds the core from it: the newest
+    /// valid snapshot, then every logged command after it. A torn final record is cut off (and
+    /// logged); a corrupt record anywhere else stops the start with the file and offset.
+    static func open(configuration: ServerConfiguration, logger: Logger) throws -> (Persistence, HuddleCore) {
+        let directory = configuration.dataDirectory
+        let snapshots = SnapshotStore(directory: directory)
+        var state = CoreDurableState()
+        var snapshotSequence: UInt64 = 0
+        if let loaded = try snapshots.loadNewestValid() {
+            for skipped in loaded.skipped {
+                logger.error("skipped a damaged snapshot, using an older one", metadata: ["reason": "\(skipped)"])
+            }
+            state = try decodeSnapshot(loaded.payload)
+            snapshotSequence = loaded.lastSequence
+            logger.notice("loaded snapshot", metadata: ["file": "\(loaded.file)", "sequence": "\(loaded.lastSequence)"])
+        }
+        let log = try WriteAheadLog(directory: directory, syncPolicy: configuration.syncPolicy, snapshotSequence: snapshotSequence)
+        if let tail = log.recoveryReport.truncatedTail {
+            logger.warning("cut a torn record off the end of the log (a crash mid-write)", metadata: [
+                "file": "\(tail.file)", "offset": "\(tail.offset)", "bytes": "\(tail.bytesRemoved)", "reason": "\(tail.reason)",
+            ])
+        }
+        let core = HuddleCore(configuration: configuration.core, restoring: state)
+        let replayed = try replay(log, after: snapshotSequence, into: core)
+        logger.notice("recovered", metadata: [
+            "data-dir": "\(directory)", "snapshot-sequence": "\(snapshotSequence)", "replayed": "\(replayed)",
+            "users": "\(core.durableState.accounts.count)", "channels": "\(core.durableState.channels.byName.count)",
+        ])
+        let persistence = try Persistence(directory: directory, log: log, snapshots: snapshots, configuration: configuration, logger: logger)
+        return (persistence, core)
+    }
+
+    private init(directory: String, log: WriteAheadLog, snapshots: SnapshotStore, configuration: ServerConfiguration, logger: Logger) throws {
+        self.directory = directory
+        self.log = log
+        self.snapshots = snapshots
+        self.logger = logger
+        snapshotIntervalMilliseconds = Int64(configuration.snapshotIntervalMilliseconds)
+        snapshotLogBytes = configuration.snapshotLogBytes
+        snapshotThread = try EventLoop(index: -1, readBufferSize: 16)
+        snapshotThreadHandle = try LoopThread.spawn(name: "huddle-snapshot") { [snapshotThread] in snapshotThread.run() }
+        lastSnapshotAt = MonotonicClock.milliseconds()
+        logBytesAtLastSnapshot = log.byteCount
+    }
+
+    private static func replay(_ log: WriteAheadLog, after sequence: UInt64, into core: HuddleCore) throws -> Int {
+        let reader = try log.records(after: sequence)
+        var count = 0
+        let decoder = JSONDecoder()
+        while let record = try reader.next() {
+            let command: CoreCommand
+            do {
+                command = try decoder.decode(CoreCommand.self, from: Data(record.payload))
+            } catch {
+                throw ConfigurationError("log record \(record.sequence) is not a command this version understands: \(error)")
+            }
+            core.apply(command)
+            count += 1
+        }
+        return count
+    }
+
+    private static func decodeSnapshot(_ payload: [UInt8]) throws -> CoreDurableState {
+        let decoded = try JSONDecoder().decode(SnapshotPayload.self, from: Data(payload))
+        guard decoded.format == snapshotFormat else {
+            throw ConfigurationError("snapshot format \(decoded.format) is not one this version reads (\(snapshotFormat))")
+        }
+        return decoded.state
+    }
+
+    // MARK: Logging commands
+
+    /// Appends one core turn's commands as one batch and makes them as durable as the fsync
+    /// policy says, before any reply of the turn is sent.
+    func append(_ commands: [CoreCommand]) throws {
+        let records = try commands.map { Array(try commandEncoder.encode($0)) }
+        try log.append(records)
+        try log.syncIfDue()
+    }
+
+    /// The periodic tick: `everysec` syncs here when a burst has ended.
+    func tick() throws {
+        try log.syncIfDue()
+    }
+
+    /// Rebuilds the durable state from disk: what a restart would see. Used to take back
+    /// changes the log refused to record.
+    func durableStateOnDisk(configuration: CoreConfiguration) throws -> CoreDurableState {
+        var state = CoreDurableState()
+        var sequence: UInt64 = 0
+        if let loaded = try snapshots.loadNewestValid() {
+            state = try Self.decodeSnapshot(loaded.payload)
+            sequence = loaded.lastSequence
+        }
+        let core = HuddleCore(configuration: configuration, restoring: state)
+        _ = try Self.replay(log, after: sequence, into: core)
+        return core.durableState
+    }
+
+    /// Whether the disk takes writes again: a 64 KiB probe file written, synced and removed.
+    func diskAcceptsWrites() -> Bool {
+        let path = directory + "/.write-probe"
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        defer {
+            Glibc.close(fd)
+            unlink(path)
+        }
+        let probe = [UInt8](repeating: 0, count: 64 * 1024)
+        return probe.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } == probe.count && fsync(fd) == 0
+    }
+
+    // MARK: Snapshots
+
+    /// Whether it is time for a snapshot: by age or by the log's growth since the last one.
+    func snapshotDue(now: Int64) -> Bool {
+        guard !snapshotInProgress else { return false }
+        return now - lastSnapshotAt >= snapshotIntervalMilliseconds || log.byteCount - logBytesAtLastSnapshot >= snapshotLogBytes
+    }
+
+    /// Starts a snapshot of `state` (a copy-on-write copy: O(1) here) on the snapshot thread;
+    /// `completion` runs back on the core thread, where the log before the previous snapshot
+    /// is dropped.
+    func beginSnapshot(of state: CoreDurableState, coreLoop: EventLoop, completion: @escaping @Sendable () -> Void) {
+        let sequence = log.lastSequence
+        do {
+            try log.rotate()
+        } catch {
+            logger.error("snapshot skipped: cannot start a new log segment", metadata: ["error": "\(error)"])
+            return
+        }
+        snapshotInProgress = true
+        let snapshots = self.snapshots
+        let logger = self.logger
+        snapshotThread.execute {
+            let started = MonotonicClock.milliseconds()
+            let outcome: Result<SnapshotWriteResult, any Error> = Result {
+                let payload = try Self.makeEncoder().encode(SnapshotPayload(format: Self.snapshotFormat, state: state))
+                return try snapshots.write(payload: Array(payload), lastSequence: sequence)
+            }
+            let elapsed = MonotonicClock.milliseconds() - started
+            coreLoop.execute { [self] in
+                finishSnapshot(outcome, sequence: sequence, milliseconds: elapsed, logger: logger)
+                completion()
+            }
+        }
+    }
+
+    private func finishSnapshot(_ outcome: Result<SnapshotWriteResult, any Error>, sequence: UInt64, milliseconds: Int64, logger: Logger) {
+        snapshotInProgress = false
+        lastSnapshotAt = MonotonicClock.milliseconds()
+        switch outcome {
+        case .success(let result):
+            do {
+                // Keep the log after the *older* snapshot, so a fall-back to it still replays.
+                let removed = try log.removeSegments(upTo: result.olderSnapshotSequence)
+                logBytesAtLastSnapshot = log.byteCount
+                logger.notice("snapshot written", metadata: [
+                    "sequence": "\(sequence)", "bytes": "\(result.byteCount)", "ms": "\(milliseconds)", "segments-removed": "\(removed.count)",
+                ])
+            } catch {
+                logger.error("snapshot written, but old log segments could not be removed", metadata: ["error": "\(error)"])
+            }
+        case .failure(let error):
+            logger.error("snapshot failed; the log keeps everything", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// A synchronous snapshot, at shutdown (nothing else runs on the core any more).
+    func snapshotNow(of state: CoreDurableState) {
+        let sequence = log.lastSequence
+        let started = MonotonicClock.milliseconds()
+        do {
+            try log.sync()
+            let payload = try commandEncoder.encode(SnapshotPayload(format: Self.snapshotFormat, state: state))
+            let result = try snapshots.write(payload: Array(payload), lastSequence: sequence)
+            _ = try log.removeSegments(upTo: result.olderSnapshotSequence)
+            logger.notice("shutdown snapshot written", metadata: [
+                "sequence": "\(sequence)", "bytes": "\(result.byteCount)", "ms": "\(MonotonicClock.milliseconds() - started)",
+            ])
+        } catch {
+            logger.error("shutdown snapshot failed; the log still holds every change", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func close() {
+        snapshotThread.stop()
+        snapshotThreadHandle.join()
+        try? log.close()
+    }
+}

@@ -1,0 +1,113 @@
+import Glibc
+import Synchronization
+
+/// Snapshots of the state: opaque payloads, compressed and checksummed, each in its own file
+/// `snapshot-<last sequence>.snap`, so a new one never overwrites the only good copy.
+///
+/// Writing follows Redis's rdb.c: a temporary file, fsync, rename over the final name, fsync of
+/// the directory — a crash leaves either the old set of snapshots or the new one, never a half file
+/// under a real name. Retention keeps the new snapshot and the newest one below it (the fallback
+/// if the new one turns out damaged) and deletes the older ones. Snapshots newer than the one
+/// written are left alone: they can only be damaged ones passed over at start-up, and are kept
+/// for the operator to look at.
+///
+/// Thread-safe: meant to be written from a background thread while the log appends on another.
+/// It shares no state with `WriteAheadLog`; concurrent writes through one store are serialized.
+/// Use one store per data directory, opened after the log (which holds the directory lock).
+public final class SnapshotStore: Sendable {
+    public let directory: String
+    private let writing = Mutex(())
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// Writes `payload` as the snapshot of the state after record `lastSequence`. Returns once
+    /// the file and its name are durable. Creates the directory if needed.
+    @discardableResult
+    public func write(payload: [UInt8], lastSequence: UInt64) throws -> SnapshotWriteResult {
+        try writing.withLock { _ in try writeSerialized(payload: payload, lastSequence: lastSequence) }
+    }
+
+    /// The newest snapshot that passes every check, falling back to older ones (listed in
+    /// `skipped`). Nil if the directory holds no snapshot; throws `noValidSnapshot` if it holds
+    /// some but none is valid — starting empty then would silently lose their state.
+    public func loadNewestValid() throws -> LoadedSnapshot? {
+        let listing: DataDirectoryListing
+        do {
+            listing = try DataDirectoryListing(directory: directory)
+        } catch let error as StoreError where error.errno == ENOENT {
+            return nil
+        }
+        var skipped: [String] = []
+        for entry in listing.snapshots.reversed() {
+            do {
+                let payload = try SnapshotFile.payload(directory: directory, name: entry.name, lastSequence: entry.lastSequence)
+                return LoadedSnapshot(payload: payload, lastSequence: entry.lastSequence, file: entry.name, skipped: skipped)
+            } catch {
+                skipped.append("\(entry.name): \(error)")
+            }
+        }
+        if skipped.isEmpty { return nil }
+        throw StoreError.noValidSnapshot(reasons: skipped)
+    }
+
+    private func writeSerialized(payload: [UInt8], lastSequence: UInt64) throws -> SnapshotWriteResult {
+        try FileIO.makeDirectories(directory)
+        let listing = try DataDirectoryListing(directory: directory)
+        // Left by a write the process did not live to finish.
+        for name in listing.temporaryFiles where name.hasPrefix(DataDirectoryListing.snapshotPrefix) {
+            try FileIO.unlink(pathIn(directory, name))
+        }
+
+        let name = DataDirectoryListing.snapshotName(lastSequence: lastSequence)
+        let path = pathIn(directory, name)
+        let temporaryPath = path + DataDirectoryListing.temporarySuffix
+        let fd = try FileIO.open(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC)
+        let byteCount: Int
+        do {
+            // The header goes in last, once the compressed length is known; zeros until then
+            // fail its CRC if the process stops in between.
+            var offset = SnapshotFormat.headerSize
+            let zeros = [UInt8](repeating: 0, count: offset)
+            try zeros.withUnsafeBytes { try FileIO.write(fd, $0, at: 0, path: temporaryPath) }
+            let compressedLength = try payload.withUnsafeBytes { bytes in
+                try SnapshotCompression.deflate(bytes) { chunk in
+                    try FileIO.write(fd, chunk, at: offset, path: temporaryPath)
+                    offset += chunk.count
+                }
+            }
+            let header = SnapshotFormat.encode(.init(
+                lastSequence: lastSequence,
+                uncompressedLength: UInt64(payload.count),
+                compressedLength: UInt64(compressedLength),
+                payloadCRC: payload.withUnsafeBytes { CRC32.checksum($0) }))
+            try header.withUnsafeBytes { try FileIO.write(fd, $0, at: 0, path: temporaryPath) }
+            try FileIO.syncAll(fd, path: temporaryPath)
+            FileIO.close(fd)
+            byteCount = offset
+        } catch {
+            FileIO.close(fd)
+            _ = Glibc.unlink(temporaryPath)
+            throw error
+        }
+        do {
+            try FileIO.rename(temporaryPath, path)
+        } catch {
+            _ = Glibc.unlink(temporaryPath)
+            throw error
+        }
+        try FileIO.syncDirectory(directory)
+
+        let older = listing.snapshots.filter { $0.lastSequence < lastSequence }.reversed()
+        var removed: [String] = []
+        for entry in older.dropFirst() {
+            try FileIO.unlink(pathIn(directory, entry.name))
+            removed.append(entry.name)
+        }
+        if !removed.isEmpty { try FileIO.syncDirectory(directory) }
+        return SnapshotWriteResult(
+            file: name, byteCount: byteCount, removedFiles: removed,
+            olderSnapshotSequence: older.first?.lastSequence ?? 0)
+    }
+}
