@@ -180,6 +180,49 @@ import Testing
         #expect(offsets == Array((3...1002).reversed()))
     }
 
+    /// "The epoch changes only if the server lost the channel's history (it never does in normal
+    /// operation, including restarts)": positions, accounts and sessions outlive a restart.
+    @Test(arguments: ["SIGTERM", "SIGKILL"])
+    func positionsAccountsAndSessionsSurviveARestart(signal: String) async throws {
+        let directory = try ServerProcess.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let epoch: String
+        let aliceToken: String
+        let revokedToken: String
+        do {
+            let server = try await startHuddle(dataDirectory: directory, fsync: "always")
+            let (alice, token) = try ProtocolClient.signedUp("alice", port: server.port)
+            aliceToken = token
+            let (bob, _) = try ProtocolClient.signedUp("bob", port: server.port)
+            let (doomed, doomedToken) = try ProtocolClient.signedUp("carol", port: server.port)
+            revokedToken = doomedToken
+            try doomed.ok("logout")
+            try alice.subscribe("room:lobby")
+            _ = try bob.publishAll("room:lobby", (1...5).map { ["n": $0] })
+            epoch = try #require(try alice.publications(5).last?["epoch"] as? String)
+            // Every reply above was ok, so every change is on disk (--fsync always).
+            if signal == "SIGKILL" {
+                kill(server.process.processIdentifier, SIGKILL)
+                server.process.waitUntilExit()
+            } else {
+                server.process.terminate()
+                #expect(try alice.closeCode() == .goingAway)
+                #expect(try await server.stop() == 0)
+            }
+        }
+        let server = try await startHuddle(dataDirectory: directory, fsync: "always")
+        let alice = try ProtocolClient(port: server.port, credential: .header(aliceToken))
+        #expect((try alice.nextEvent("session")["user"] as? JSONObject)?["username"] as? String == "alice")
+        let result = try alice.subscribe("room:lobby", since: (epoch, 2))
+        #expect(result["epoch"] as? String == epoch)
+        #expect(JSON.bool(result["recovered"]) == true)
+        #expect((result["publications"] as? [JSONObject])?.compactMap { JSON.int($0["offset"]) } == [3, 4, 5])
+        #expect(JSON.int(try alice.publish("room:lobby", ["n": 6])["offset"]) == 6, "offsets continue after a restart")
+        try ProtocolClient(port: server.port).login("bob")
+        #expect(try ProtocolClient(port: server.port).errorCode("auth", ["token": revokedToken]) == "invalid_token")
+        #expect(try ProtocolClient(port: server.port).errorCode("signup", ["username": "bob", "email": "new@example.com", "password": ProtocolClient.password]) == "username_taken")
+    }
+
     @Test func malformedSinceIsABadRequest() async throws {
         let server = try await startHuddle()
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)

@@ -357,7 +357,8 @@ enum JSON {
 }
 
 /// Starts `huddle` for protocol tests: fast password hashing (1000 PBKDF2 iterations instead of
-/// 600 000) so a signup costs microseconds, never seconds.
-func startHuddle(_ arguments: [String] = []) async throws -> ServerProcess {
-    try await ServerProcess(["--kdf-iterations", "1000"] + arguments)
+/// 600 000) so a signup costs microseconds, never seconds, and no fsync per core turn unless a
+/// test is about durability (the disk is shared by every test running at once).
+func startHuddle(_ arguments: [String] = [], dataDirectory: URL? = nil, fsync: String = "no") async throws -> ServerProcess {
+    try await ServerProcess(["--kdf-iterations", "1000", "--fsync", fsync] + arguments, dataDirectory: dataDirectory)
 }
