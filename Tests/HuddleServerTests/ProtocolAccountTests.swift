@@ -325,6 +325,37 @@ import Testing
         #expect(try client.eventIfAny(within: 0.2) == nil, "the session event is sent once")
     }
 
+    /// "With 1 or 2, the server authenticates before processing any request": requests sent
+    /// right after the upgrade are answered only after the session event (or never, with a bad
+    /// token: auth_failed and 4001 come first).
+    @Test(arguments: [true, false])
+    func upgradeTokenIsCheckedBeforeAnyRequest(good: Bool) async throws {
+        let server = try await startHuddle()
+        let (_, token) = try ProtocolClient.signedUp("alice", port: server.port)
+        let client = try ProtocolClient(port: server.port, credential: .header(good ? token : String(repeating: "C", count: 43)))
+        _ = try client.sendBatch([("ping", [:]), ("whoami", [:])])
+        var seen: [String] = []  // "event:KIND" or "reply:ID:ok|error"
+        var closeCode: WebSocketCloseCode? = nil
+        while good ? seen.count < 3 : closeCode == nil {
+            do {
+                let message = try client.readMessage()
+                if let event = message["event"] as? String {
+                    seen.append("event:\(event)")
+                } else {
+                    seen.append("reply:\(message["id"] as? String ?? "null"):\(JSON.bool(message["ok"]) == true ? "ok" : "error")")
+                }
+            } catch let closed as ProtocolClient.Closed {
+                closeCode = closed.code
+            }
+        }
+        if good {
+            #expect(seen == ["event:session", "reply:1:ok", "reply:2:ok"])
+        } else {
+            #expect(seen == ["event:auth_failed"], "nothing is processed for a refused token")
+            #expect(closeCode == WebSocketCloseCode(rawValue: 4001))
+        }
+    }
+
     @Test func headerTokenWorksWithoutOfferingASubprotocol() async throws {
         let server = try await startHuddle()
         let (_, token) = try ProtocolClient.signedUp("alice", port: server.port)
