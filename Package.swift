@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "huddle", targets: ["huddle"]),
         .library(name: "HuddleWebSocket", targets: ["HuddleWebSocket"]),
         .library(name: "HuddleIO", targets: ["HuddleIO"]),
+        .library(name: "HuddleClient", targets: ["HuddleClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -32,6 +33,8 @@ let package = Package(
         .target(name: "HuddleCore"),
         // Durability: the write-ahead log and snapshots, as checksummed bytes on disk.
         .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
+        // The client library: WebSocket connections over HuddleIO (many per loop), TLS, deflate.
+        .target(name: "HuddleClient", dependencies: ["HuddleIO", "HuddleWebSocket", "HuddleProtocol"]),
         // Wires connections, endpoints and limits together.
         .target(
             name: "HuddleServer",
@@ -55,7 +58,7 @@ let package = Package(
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
         .testTarget(
             name: "HuddleServerTests",
-            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol"],
+            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol", "HuddleClient"],
             exclude: ["Python"]
         ),
     ]

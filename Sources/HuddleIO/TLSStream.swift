@@ -4,8 +4,12 @@ import Glibc
 /// The TLS layer of one non-blocking connection. OpenSSL reads and writes the socket itself;
 /// every call can answer "want read" or "want write", which means: wait for that readiness,
 /// then retry the same call. The connection keeps `wantsWriteReadiness` in its epoll mask.
+///
+/// Server side by default (`init(context:fd:)`); `init(clientContext:fd:serverName:)` makes the
+/// client side of a connection we opened.
 public final class TLSStream {
     private let ssl: OpaquePointer
+    private let isClient: Bool
     public private(set) var handshakeComplete = false
     /// The last call needs the socket to be writable before it can progress.
     public private(set) var wantsWriteReadiness = false
@@ -13,13 +17,38 @@ public final class TLSStream {
     public init(context: TLSContext, fd: Int32) throws {
         guard let ssl = SSL_new(context.context) else { throw TLSError.fromQueue("SSL_new") }
         self.ssl = ssl
+        isClient = false
         guard SSL_set_fd(ssl, fd) == 1 else { throw TLSError.fromQueue("SSL_set_fd") }
         SSL_set_accept_state(ssl)
     }
 
+    /// The client side, to a server known as `serverName` (a DNS name or an IP literal without
+    /// brackets). A name is sent as SNI, so a server hosting several names picks the right
+    /// certificate; an IP literal is not (RFC 6066 §3 forbids it). When the context verifies,
+    /// the certificate must also be issued for that name or address: a valid chain alone would
+    /// accept any site's certificate.
+    public init(clientContext: TLSClientContext, fd: Int32, serverName: String) throws {
+        guard let ssl = SSL_new(clientContext.context) else { throw TLSError.fromQueue("SSL_new") }
+        self.ssl = ssl
+        isClient = true
+        guard SSL_set_fd(ssl, fd) == 1 else { throw TLSError.fromQueue("SSL_set_fd") }
+        var scratch = in6_addr()  // room for either family's binary form
+        let isIPLiteral = inet_pton(AF_INET, serverName, &scratch) == 1 || inet_pton(AF_INET6, serverName, &scratch) == 1
+        if !isIPLiteral, huddle_ssl_set_tlsext_host_name(ssl, serverName) != 1 {
+            throw TLSError.fromQueue("setting SNI to \(serverName)")
+        }
+        if clientContext.verifiesPeer {
+            let expected = isIPLiteral
+                ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)
+                : SSL_set1_host(ssl, serverName)
+            guard expected == 1 else { throw TLSError.fromQueue("expecting a certificate for \(serverName)") }
+        }
+        SSL_set_connect_state(ssl)
+    }
+
     deinit { SSL_free(ssl) }
 
-    /// Advances the server handshake. `.bytes(0)` is never returned: `.bytes(1)` means "done".
+    /// Advances the handshake. `.bytes(0)` is never returned: `.bytes(1)` means "done".
     public func handshake() -> IOResult {
         let result = SSL_do_handshake(ssl)
         if result == 1 {
@@ -27,7 +56,16 @@ public final class TLSStream {
             wantsWriteReadiness = false
             return .bytes(1)
         }
-        return classify(result, during: "TLS handshake")
+        let outcome = classify(result, during: "TLS handshake")
+        // OpenSSL's queue only says "certificate verify failed"; the verify result says why
+        // (expired, unknown issuer, wrong host…), which is what a client's user needs to read.
+        if isClient, case .failed(let reason) = outcome {
+            let verification = SSL_get_verify_result(ssl)
+            if verification != X509_V_OK {
+                return .failed("\(reason) (\(String(cString: X509_verify_cert_error_string(verification))))")
+            }
+        }
+        return outcome
     }
 
     /// Reads decrypted bytes. Callers loop until `.wouldBlock`: OpenSSL may hold decrypted bytes

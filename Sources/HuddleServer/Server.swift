@@ -82,7 +82,11 @@ public final class Server {
             let loop = context.loop
             loop.execute { context.shutDown(grace: grace) { loop.stop() } }
         }
-        for thread in threads { thread.join() }
+        // The loops reach their contexts and endpoints through unowned references; keep every
+        // one alive until the threads are gone (an optimised build would free them earlier).
+        withExtendedLifetime((contexts, endpoints)) {
+            for thread in threads { thread.join() }
+        }
         runner.stop()
         logger.notice("stopped")
     }

@@ -1,0 +1,153 @@
+import HuddleIO
+import HuddleWebSocket
+import Synchronization
+
+/// What every client connection on one event loop shares, so that a connection itself stays
+/// small: the end-of-turn flush of corked writes, one sweep for every deadline (connect, close)
+/// instead of a timer per connection, the masking-key generator, TLS contexts, and the zlib
+/// streams of connections that agreed to no_context_takeover.
+///
+/// Touched only on its loop's thread (hence `@unchecked Sendable`: only the registry crosses
+/// threads, to find it). Created by the first connection that connects on a loop; the loop keeps
+/// it alive through its end-of-turn hook and it dies with the loop.
+final class ClientLoopContext: @unchecked Sendable {
+    unowned let loop: EventLoop
+    private var dirty: [WebSocketClientConnection] = []
+    /// Connections with a deadline (connecting, handshaking, closing); open ones have none.
+    private var timed: [WebSocketClientConnection] = []
+    private var sweepTimer: Int?
+    private var deferred: [() -> Void] = []
+    private var maskingKeys = MaskingKeyGenerator()
+    private var tlsContexts: [ClientTLSOptions: TLSClientContext] = [:]
+    /// Compressors for connections that agreed to client_no_context_takeover, by window size:
+    /// each message starts from a reset state, so one stream serves them all.
+    private var sharedDeflaters: [Int: PerMessageDeflater] = [:]
+    /// Decompresses for every connection whose server agreed to server_no_context_takeover: a
+    /// 15-bit window reads any smaller one, and zlib memory appears only once a compressed
+    /// message actually arrives.
+    private(set) lazy var sharedInflater = PerMessageInflater(windowBits: 15, noContextTakeover: true)
+
+    /// How often deadlines are checked: they fire up to this late.
+    static let sweepInterval: Int64 = 50
+
+    private init(loop: EventLoop) {
+        self.loop = loop
+    }
+
+    // MARK: Finding a loop's context
+
+    private struct Entry: Sendable {
+        weak var loop: EventLoop?
+        weak var context: ClientLoopContext?
+    }
+
+    private static let registry = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    /// The context of `loop`, created on first use. Must be called on `loop`'s thread.
+    static func of(_ loop: EventLoop) -> ClientLoopContext {
+        registry.withLock { entries in
+            let key = ObjectIdentifier(loop)
+            // The loop check matters: a dead loop's identifier can be reused by a new loop.
+            if let entry = entries[key], entry.loop === loop, let context = entry.context {
+                return context
+            }
+            entries = entries.filter { $0.value.loop != nil && $0.value.context != nil }
+            let context = ClientLoopContext(loop: loop)
+            loop.onTurnEnd { context.turnEnded() }
+            entries[key] = Entry(loop: loop, context: context)
+            return context
+        }
+    }
+
+    // MARK: Shared state
+
+    func nextMaskingKey() -> UInt32 { maskingKeys.next() }
+
+    func tlsContext(for options: ClientTLSOptions) throws -> TLSClientContext {
+        if let context = tlsContexts[options] { return context }
+        let context = try TLSClientContext(caFile: options.caFile, insecure: options.insecure)
+        tlsContexts[options] = context
+        return context
+    }
+
+    func sharedDeflater(windowBits: Int) -> PerMessageDeflater {
+        if let deflater = sharedDeflaters[windowBits] { return deflater }
+        let deflater = PerMessageDeflater(windowBits: windowBits, noContextTakeover: true)
+        sharedDeflaters[windowBits] = deflater
+        return deflater
+    }
+
+    // MARK: The end of a loop turn
+
+    func markDirty(_ connection: WebSocketClientConnection) {
+        guard !connection.isDirty else { return }
+        connection.isDirty = true
+        dirty.append(connection)
+    }
+
+    /// Runs `body` at the end of the current loop turn: how a failure found inside a caller's
+    /// `connect()` reaches the delegate without re-entering the caller.
+    func runAtTurnEnd(_ body: @escaping () -> Void) {
+        deferred.append(body)
+        // If no turn is under way (connect() before the loop runs), make sure one happens soon.
+        loop.execute {}
+    }
+
+    private func turnEnded() {
+        if !deferred.isEmpty {
+            var index = 0
+            while index < deferred.count {
+                deferred[index]()
+                index += 1
+            }
+            deferred.removeAll()
+        }
+        guard !dirty.isEmpty else { return }
+        // A flush can mark another connection dirty (a delegate sending from a close), so walk by index.
+        var index = 0
+        while index < dirty.count {
+            let connection = dirty[index]
+            connection.isDirty = false
+            connection.flush()
+            index += 1
+        }
+        dirty.removeAll(keepingCapacity: dirty.count <= 4096)
+    }
+
+    // MARK: Deadlines
+
+    func track(_ connection: WebSocketClientConnection) {
+        guard connection.timedSlot < 0 else { return }
+        connection.timedSlot = timed.count
+        timed.append(connection)
+        if sweepTimer == nil {
+            sweepTimer = loop.schedule(after: Self.sweepInterval, repeating: Self.sweepInterval) { [unowned self] in
+                sweep()
+            }
+        }
+    }
+
+    func untrack(_ connection: WebSocketClientConnection) {
+        let slot = connection.timedSlot
+        guard slot >= 0, slot < timed.count, timed[slot] === connection else { return }
+        let last = timed.removeLast()
+        if slot < timed.count {
+            timed[slot] = last
+            last.timedSlot = slot
+        }
+        connection.timedSlot = -1
+    }
+
+    private func sweep() {
+        let now = MonotonicClock.milliseconds()
+        // A connection whose deadline passed leaves the list (swap-remove): walk a copy.
+        for connection in timed where connection.deadline <= now {
+            connection.deadlinePassed()
+        }
+        if timed.isEmpty, let sweepTimer {
+            // Idle loops should not wake up for nothing.
+            loop.cancelTimer(sweepTimer)
+            self.sweepTimer = nil
+        }
+    }
+}
