@@ -171,6 +171,30 @@ import Testing
         try other.subscribe("room:r1")
     }
 
+    /// A subscriber that stops reading is closed with 1008 once its queue passes the limit, and
+    /// the channel goes on for everyone else.
+    @Test func slowSubscriberIsClosedWith1008() async throws {
+        let server = try await startHuddle(["--max-outbound-bytes", "65536"])
+        let (_, token) = try ProtocolClient.signedUp("alice", port: server.port)
+        let slow = try ProtocolClient(port: server.port, credential: .header(token), receiveTimeout: 20, receiveBufferSize: 4096)
+        _ = try slow.nextEvent("session")
+        try slow.subscribe("room:flood")
+        // 8 MiB of publications, over the socket buffers and the 64 KiB queue; the slow client
+        // reads nothing meanwhile. Each publisher stays within its burst.
+        let chunk = String(repeating: "x", count: 16_000)
+        for _ in 0..<6 {
+            let publisher = try ProtocolClient(port: server.port, credential: .header(token))
+            let replies = try publisher.pipeline(Array(repeating: ("publish", ["channel": "room:flood", "data": chunk]), count: 90))
+            #expect(replies.allSatisfy { JSON.bool($0["ok"]) == true })
+        }
+        try await server.waitForLog("closing slow consumer", timeout: 10)
+        #expect(try slow.closeCode(timeout: 20) == .policyViolation)
+        let (reader, _) = try ProtocolClient.signedUp("bob", port: server.port)
+        #expect(JSON.int(try reader.subscribe("room:flood")["offset"]) == 540)
+        try reader.publish("room:flood", "after")
+        #expect(try reader.nextEvent("publication")["data"] as? String == "after")
+    }
+
     @Test func silentConnectionIsPingedThenClosedWith1008() async throws {
         let server = try await startHuddle(["--ping-interval", "1", "--idle-timeout", "3"])
         let client = try ProtocolClient(port: server.port, receiveTimeout: 6)

@@ -223,6 +223,27 @@ import Testing
         #expect(try ProtocolClient(port: server.port).errorCode("signup", ["username": "bob", "email": "new@example.com", "password": ProtocolClient.password]) == "username_taken")
     }
 
+    /// `loc:` keeps 100 publications: 100 missed are recovered, 101 are not.
+    @Test func locationHistoryKeepsAHundred() async throws {
+        let server = try await startHuddle()
+        let (alice, token) = try ProtocolClient.signedUp("alice", port: server.port)
+        try alice.subscribe("loc:alice")
+        try alice.publish("loc:alice", ["n": 1])
+        let epoch = try #require(try alice.nextEvent("publication")["epoch"] as? String)
+        _ = try alice.ok("unsubscribe", ["channel": "loc:alice"])
+        _ = try ProtocolClient.flood("loc:alice", count: 100, first: 2, token: token, port: server.port)
+        let all = try ProtocolClient(port: server.port, credential: .header(token)).subscribe("loc:alice", since: (epoch, 1))
+        #expect(JSON.bool(all["recovered"]) == true)
+        #expect((all["publications"] as? [Any])?.count == 100)
+        _ = try ProtocolClient.flood("loc:alice", count: 1, first: 102, token: token, port: server.port)
+        let late = try ProtocolClient(port: server.port, credential: .header(token))
+        let lost = try late.subscribe("loc:alice", since: (epoch, 1))
+        #expect(JSON.bool(lost["recovered"]) == false)
+        let history = try late.ok("history", ["channel": "loc:alice", "limit": 100])
+        #expect((history["publications"] as? [JSONObject])?.compactMap { JSON.int($0["offset"]) } == Array((3...102).reversed()))
+        #expect(JSON.isNull(history["next_before"]), "nothing older is kept")
+    }
+
     @Test func malformedSinceIsABadRequest() async throws {
         let server = try await startHuddle()
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)

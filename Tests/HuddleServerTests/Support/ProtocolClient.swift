@@ -33,9 +33,9 @@ final class ProtocolClient {
     /// `huddle.v1`: the server never echoes a `huddle.auth.*` token (protocol.md, "Authentication").
     init(
         port: Int, credential: Credential = .none, subprotocols: [String]? = ["huddle.v1"],
-        extraHeaders: [String] = [], receiveTimeout: Double = 5
+        extraHeaders: [String] = [], receiveTimeout: Double = 5, receiveBufferSize: Int32? = nil
     ) throws {
-        raw = try RawClient(port: port, receiveTimeout: receiveTimeout)
+        raw = try RawClient(port: port, receiveTimeout: receiveTimeout, receiveBufferSize: receiveBufferSize)
         var headers = extraHeaders
         var offered = subprotocols ?? []
         switch credential {
