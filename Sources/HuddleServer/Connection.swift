@@ -371,10 +371,15 @@ final class Connection: EventHandler {
         phase = .closing
         self.shutdownAfterFlush = shutdownAfterFlush
         deadline = context.loop.now + Self.closingTimeout
-        if let endpoint {
-            endpoint.connectionClosed(self)
-            self.endpoint = nil
-        }
+        detachFromEndpoint()
+    }
+
+    /// The WebSocket session is over (closing or gone): the endpoint forgets the connection.
+    private func detachFromEndpoint() {
+        guard let endpoint else { return }
+        endpoint.connectionClosed(self)
+        self.endpoint = nil
+        context.metrics.loop(context.loop.index).webSocketsClosed.add(1, ordering: .relaxed)
     }
 
     /// Queues a data message. Compressed when permessage-deflate was agreed and it is worth it.
@@ -526,10 +531,7 @@ final class Connection: EventHandler {
     /// Closes the socket now, whatever is queued.
     func abort() {
         guard phase != .closed else { return }
-        if let endpoint {
-            endpoint.connectionClosed(self)
-            self.endpoint = nil
-        }
+        detachFromEndpoint()
         phase = .closed
         httpParser = nil
         pendingRequest = nil

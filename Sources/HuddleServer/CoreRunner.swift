@@ -244,7 +244,7 @@ final class CoreRunner: @unchecked Sendable {
         let message = "storage is refusing writes; reads still work, try again later"
         if let ref {
             if let requestID { secrets[ref]?[requestID] = nil }
-            outbox[ref.loop].append(.send(serial: ref.serial, text: ServerMessage.failure(id: requestID, code: "unavailable", message: message)))
+            outbox[ref.loop].append(.send(serial: ref.serial, text: ServerMessage.failure(id: requestID, code: "unavailable", message: message), kind: .reply))
         } else if let requestID, let connection = apiRequests.removeValue(forKey: requestID) {
             var body: [UInt8] = []
             JSONWriter.append(.object([("error", .object([("code", .string("unavailable")), ("message", .string(message))]))]), to: &body)
@@ -260,7 +260,7 @@ final class CoreRunner: @unchecked Sendable {
                 if let requestID { token = secrets[ref]?[requestID]?.token }
                 if let requestID { secrets[ref]?[requestID] = nil }
                 if case .failure(let error) = reply { metrics.countError(error.code.rawValue) }
-                outbox[ref.loop].append(.send(serial: ref.serial, text: ReplyEncoding.message(reply, id: requestID, token: token)))
+                outbox[ref.loop].append(.send(serial: ref.serial, text: ReplyEncoding.message(reply, id: requestID, token: token), kind: .reply))
             } else if let requestID, let connection = apiRequests.removeValue(forKey: requestID) {
                 let (status, body) = ReplyEncoding.httpResponse(reply)
                 outbox[connection.loop].append(.httpResponse(serial: connection.serial, status: status, body: body))
@@ -278,11 +278,11 @@ final class CoreRunner: @unchecked Sendable {
             for ref in refs { outbox[ref.loop].append(.close(serial: ref.serial, code: code, reason: reason)) }
         case .sessionAccepted(let ref, let user, let expiresAt):
             let text = ServerMessage.sessionEvent(username: user.username, email: user.email, expiresAt: expiresAt, time: WallClock.milliseconds())
-            outbox[ref.loop].append(.send(serial: ref.serial, text: text))
+            outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .signInOutcome(accepted: true)))
         case .authFailed(let ref, let error):
             metrics.countError(error.code.rawValue)
             let text = ServerMessage.authFailedEvent(code: error.code.rawValue, message: error.message, time: WallClock.milliseconds())
-            outbox[ref.loop].append(.send(serial: ref.serial, text: text))
+            outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .signInOutcome(accepted: false)))
             outbox[ref.loop].append(.close(serial: ref.serial, code: 4001, reason: error.code.rawValue))
         }
     }

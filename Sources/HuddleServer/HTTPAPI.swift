@@ -42,7 +42,7 @@ final class HTTPAPI {
                 return
             }
             let before = value("before").flatMap(UInt64.init)
-            let limit = value("limit").flatMap(Int.init) ?? limits.defaultHistoryLimit
+            let limit = value("limit").map { Int($0) ?? 0 } ?? limits.defaultHistoryLimit
             guard value("before") == nil || (before ?? 0) > 0, (1...limits.maxHistoryLimit).contains(limit) else {
                 connection.respondJSON(status: 400, body: Self.error("bad_request", "before must be a positive integer and limit 1…\(limits.maxHistoryLimit)"))
                 return

@@ -2,11 +2,20 @@
 /// for a loop travels as one batch: one wake-up, however many replies and events.
 enum LoopDelivery {
     /// A reply or event for one connection (already encoded JSON text).
-    case send(serial: UInt64, text: [UInt8])
+    case send(serial: UInt64, text: [UInt8], kind: Kind)
     /// One event for many connections of this loop, framed once.
     case fanOut(serials: [UInt64], frame: SharedFrame)
     /// Close with a code after what was queued before (4001 after a logout).
     case close(serial: UInt64, code: UInt16, reason: String)
     /// The response to an HTTP API request.
     case httpResponse(serial: UInt64, status: Int, body: [UInt8])
+
+    enum Kind {
+        /// The answer to a request the loop forwarded (they come back in the order sent).
+        case reply
+        /// An event.
+        case event
+        /// The outcome of a header or subprotocol token: `session` (accepted) or `auth_failed`.
+        case signInOutcome(accepted: Bool)
+    }
 }

@@ -23,11 +23,24 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     private var nextSerial: UInt64 = 0
 
     /// Per-connection protocol state.
+    ///
+    /// Replies go out in the order of the requests (protocol.md): requests forwarded to the core
+    /// come back in the order sent, and a reply made here (ping, a refused request) waits for
+    /// the core's replies to the requests before it. A sign-in in progress (signup and login go
+    /// through the password workers; an upgrade token through the core) holds the requests
+    /// after it, so a client that pipelines them gets them run signed in.
     final class Session {
         let serial: UInt64
         var bucket: TokenBucket
         var refusalsInARow = 0
         let takesSharedDeflate: Bool
+        var forwarded = 0
+        var answered = 0
+        var heldReplies: [(after: Int, text: [UInt8])] = []
+        /// The number (in `forwarded`) of the sign-in request being decided; 0 for an upgrade
+        /// token; nil when no sign-in is pending.
+        var pendingSignIn: Int?
+        var waiting: [[UInt8]] = []
 
         init(serial: UInt64, bucket: TokenBucket, takesSharedDeflate: Bool) {
             self.serial = serial
@@ -38,6 +51,8 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
 
     /// Refusals in a row after which a client that ignores `rate_limited` is closed (1008).
     private static let refusalsBeforeClose = 1000
+    /// Requests a connection may pipeline behind a sign-in still being decided.
+    private static let maxWaitingDuringSignIn = 1000
 
     init(loopIndex: Int, runner: CoreRunner, workers: PasswordWorkers, configuration: ServerConfiguration, metrics: ServerMetrics) {
         self.loopIndex = loopIndex
@@ -70,6 +85,7 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         let ref = ConnectionRef(loop: loopIndex, serial: serial)
         runner.submit(.connectionOpened(ref, address: connection.peer), op: nil)
         if let token = Self.token(in: request) {
+            session.pendingSignIn = 0
             runner.submit(.authenticate(ref, requestID: nil, tokenHash: SessionToken.hash(token)), op: "auth")
         }
     }
@@ -117,16 +133,65 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
                 return
             }
             let id = RequestDecoder.decode(payload, limits: limits).requestID
-            connection.send(.text, ServerMessage.failure(id: id, code: "rate_limited", message: "over \(Int(configuration.requestsPerSecond)) requests per second", retryAfterMilliseconds: retryAfter))
+            reply(ServerMessage.failure(id: id, code: "rate_limited", message: "over \(Int(configuration.requestsPerSecond)) requests per second", retryAfterMilliseconds: retryAfter), session, connection)
             return
         }
         session.refusalsInARow = 0
+        if session.pendingSignIn != nil {
+            guard session.waiting.count < Self.maxWaitingDuringSignIn else {
+                connection.close(.policyViolation, reason: "too many requests while signing in")
+                return
+            }
+            session.waiting.append(payload)
+        } else {
+            handle(payload, session: session, connection: connection)
+        }
+    }
+
+    private func handle(_ payload: [UInt8], session: Session, connection: Connection) {
         switch RequestDecoder.decode(payload, limits: limits) {
         case .failure(let error):
             metrics.countError(error.code)
-            connection.send(.text, ServerMessage.failure(id: error.id, code: error.code, message: error.message))
+            reply(ServerMessage.failure(id: error.id, code: error.code, message: error.message), session, connection)
         case .success(let request):
             dispatch(request, session: session, connection: connection)
+        }
+    }
+
+    /// A reply made on this loop: sent now, or after the core has answered every request that
+    /// came before it.
+    private func reply(_ text: [UInt8], _ session: Session, _ connection: Connection) {
+        if session.answered == session.forwarded {
+            connection.send(.text, text)
+        } else {
+            session.heldReplies.append((session.forwarded, text))
+        }
+    }
+
+    /// Counts a request as on its way to the core; returns its number.
+    @discardableResult
+    private func forward(_ session: Session) -> Int {
+        session.forwarded += 1
+        return session.forwarded
+    }
+
+    /// The core answered a forwarded request: send what was waiting for it, and once a sign-in
+    /// is decided, run the requests that arrived during it.
+    private func answered(_ session: Session, _ connection: Connection) {
+        session.answered += 1
+        while let first = session.heldReplies.first, first.after <= session.answered {
+            session.heldReplies.removeFirst()
+            connection.send(.text, first.text)
+        }
+        if let signIn = session.pendingSignIn, signIn > 0, session.answered >= signIn {
+            signInSettled(session, connection)
+        }
+    }
+
+    private func signInSettled(_ session: Session, _ connection: Connection) {
+        session.pendingSignIn = nil
+        while !session.waiting.isEmpty, session.pendingSignIn == nil {
+            handle(session.waiting.removeFirst(), session: session, connection: connection)
         }
     }
 
@@ -134,12 +199,19 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         let ref = ConnectionRef(loop: loopIndex, serial: session.serial)
         let id = request.id
         let op = request.operation.name
+        if case .ping = request.operation {
+            reply(ServerMessage.success(id: id, result: .object([("time", .number(String(WallClock.milliseconds())))])), session, connection)
+            return
+        }
+        let number = forward(session)
         switch request.operation {
         case .ping:
-            connection.send(.text, ServerMessage.success(id: id, result: .object([("time", .number(String(WallClock.milliseconds())))])))
+            break
         case .signup(let username, let email, let password, let device):
+            session.pendingSignIn = number
             signUp(ref, id: id, username: username, email: email, password: password, device: device)
         case .login(let login, let password, let device):
+            session.pendingSignIn = number
             runner.submit(.beginLogin(ref, requestID: id, login: login, address: connection.peer, password: password), op: op, device: device)
         case .auth(let token):
             runner.submit(.authenticate(ref, requestID: id, tokenHash: SessionToken.hash(token)), op: op)
@@ -183,10 +255,25 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     func perform(_ batch: [LoopDelivery]) {
         for delivery in batch {
             switch delivery {
-            case .send(let serial, let text):
-                connections[serial]?.send(.text, text)
+            case .send(let serial, let text, let kind):
+                guard let connection = connections[serial] else { continue }
+                connection.send(.text, text)
+                guard let session = connection.endpointState as? Session else { continue }
+                switch kind {
+                case .reply:
+                    answered(session, connection)
+                case .event:
+                    break
+                case .signInOutcome(let accepted):
+                    if accepted {
+                        signInSettled(session, connection)
+                    } else {
+                        session.waiting = []  // the connection closes with 4001 next
+                    }
+                }
             case .fanOut(let serials, let frame):
                 for serial in serials { connections[serial]?.sendShared(frame) }
+                metrics.loop(loopIndex).deliveries.add(serials.count, ordering: .relaxed)
             case .close(let serial, let code, let reason):
                 connections[serial]?.close(WebSocketCloseCode(rawValue: code), reason: reason)
             case .httpResponse(let serial, let status, let body):

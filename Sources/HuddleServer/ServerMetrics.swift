@@ -8,13 +8,17 @@ final class ServerMetrics: Sendable {
         let connectionsAccepted = Atomic<Int>(0)
         let connectionsClosed = Atomic<Int>(0)
         let webSocketsOpened = Atomic<Int>(0)
+        let webSocketsClosed = Atomic<Int>(0)
         let messagesReceived = Atomic<Int>(0)
         let messagesSent = Atomic<Int>(0)
+        /// Events copied to a subscriber's queue by a fan-out (one per recipient).
+        let deliveries = Atomic<Int>(0)
         /// Keeps neighbouring loops' counters off this cache line.
         private let padding = (0, 0, 0, 0, 0, 0, 0, 0)
 
         struct Values {
-            var connectionsAccepted = 0, connectionsClosed = 0, webSocketsOpened = 0, messagesReceived = 0, messagesSent = 0
+            var connectionsAccepted = 0, connectionsClosed = 0, webSocketsOpened = 0, webSocketsClosed = 0
+            var messagesReceived = 0, messagesSent = 0, deliveries = 0
         }
 
         var values: Values {
@@ -22,8 +26,10 @@ final class ServerMetrics: Sendable {
                 connectionsAccepted: connectionsAccepted.load(ordering: .relaxed),
                 connectionsClosed: connectionsClosed.load(ordering: .relaxed),
                 webSocketsOpened: webSocketsOpened.load(ordering: .relaxed),
+                webSocketsClosed: webSocketsClosed.load(ordering: .relaxed),
                 messagesReceived: messagesReceived.load(ordering: .relaxed),
-                messagesSent: messagesSent.load(ordering: .relaxed))
+                messagesSent: messagesSent.load(ordering: .relaxed),
+                deliveries: deliveries.load(ordering: .relaxed))
         }
     }
 
@@ -52,8 +58,11 @@ final class ServerMetrics: Sendable {
         let accepted = sum(\.connectionsAccepted)
         let closed = sum(\.connectionsClosed)
         var text = ""
-        text += "# HELP huddle_connections Connections currently open.\n# TYPE huddle_connections gauge\n"
-        text += "huddle_connections \(accepted - closed)\n"
+        let webSockets = sum(\.webSocketsOpened) - sum(\.webSocketsClosed)
+        text += "# HELP huddle_connections Connections currently open: WebSocket sessions, and others (handshakes, HTTP).\n"
+        text += "# TYPE huddle_connections gauge\n"
+        text += "huddle_connections{state=\"websocket\"} \(webSockets)\n"
+        text += "huddle_connections{state=\"other\"} \(accepted - closed - webSockets)\n"
         text += "# HELP huddle_connections_accepted_total TCP connections accepted.\n# TYPE huddle_connections_accepted_total counter\n"
         text += "huddle_connections_accepted_total \(accepted)\n"
         text += "# HELP huddle_websockets_opened_total WebSocket upgrades completed.\n# TYPE huddle_websockets_opened_total counter\n"
@@ -62,6 +71,8 @@ final class ServerMetrics: Sendable {
         text += "huddle_messages_received_total \(sum(\.messagesReceived))\n"
         text += "# HELP huddle_messages_sent_total WebSocket data messages sent (replies, events, deliveries).\n# TYPE huddle_messages_sent_total counter\n"
         text += "huddle_messages_sent_total \(sum(\.messagesSent))\n"
+        text += "# HELP huddle_deliveries_total Events delivered to subscribers by fan-out.\n# TYPE huddle_deliveries_total counter\n"
+        text += "huddle_deliveries_total \(sum(\.deliveries))\n"
         text += "# HELP huddle_errors_total Error replies and refusals, by code.\n# TYPE huddle_errors_total counter\n"
         for (code, count) in errors.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             text += "huddle_errors_total{code=\"\(code)\"} \(count)\n"
