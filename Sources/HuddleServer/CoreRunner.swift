@@ -41,6 +41,7 @@ final class CoreRunner: @unchecked Sendable {
     /// Set while the disk refuses writes: write requests are answered `unavailable`, reads go on.
     private var writesRefused: String?
     private var lastProbe: Int64 = 0
+    private var snapshotRequested = false
 
     private struct HandledRequest {
         var request: CoreRequest
@@ -145,7 +146,7 @@ final class CoreRunner: @unchecked Sendable {
             }
         }
         if writesRefused == nil, persistence.snapshotDue(now: now) {
-            persistence.beginSnapshot(of: core.durableState, coreLoop: loop) {}
+            snapshotRequested = true
         }
     }
 
@@ -153,6 +154,15 @@ final class CoreRunner: @unchecked Sendable {
     /// and only then send the turn's replies and events. If the log refuses, the turn's writes
     /// are taken back (the durable state is rebuilt from disk) and answered `unavailable`.
     private func endTurn() {
+        defer {
+            // Only here, with every applied command in the log, is the state exactly what the
+            // log's last sequence says: a snapshot taken mid-turn would hold changes the log
+            // has not got yet, and a restart would replay them a second time.
+            if snapshotRequested, writesRefused == nil {
+                snapshotRequested = false
+                persistence.beginSnapshot(of: core.durableState, coreLoop: loop) {}
+            }
+        }
         guard !turn.isEmpty else {
             sendOutbox()  // refusals answered without the core
             return
