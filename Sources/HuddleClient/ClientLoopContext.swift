@@ -12,9 +12,9 @@ import Synchronization
 /// it alive through its end-of-turn hook and it dies with the loop.
 final class ClientLoopContext: @unchecked Sendable {
     unowned let loop: EventLoop
-    private var dirty: [WebSocketClientConnection] = []
+    private let pendingFlushes = PendingFlushes<WebSocketClientConnection>()
     /// Connections with a deadline (connecting, handshaking, closing); open ones have none.
-    private var timed: [WebSocketClientConnection] = []
+    private var timed = SlottedList<WebSocketClientConnection>(slot: \.timedSlot)
     private var sweepTimer: Int?
     private var deferred: [() -> Void] = []
     private var maskingKeys = MaskingKeyGenerator()
@@ -80,9 +80,7 @@ final class ClientLoopContext: @unchecked Sendable {
     // MARK: The end of a loop turn
 
     func markDirty(_ connection: WebSocketClientConnection) {
-        guard !connection.isDirty else { return }
-        connection.isDirty = true
-        dirty.append(connection)
+        pendingFlushes.mark(connection)
     }
 
     /// Runs `body` at the end of the current loop turn: how a failure found inside a caller's
@@ -102,23 +100,12 @@ final class ClientLoopContext: @unchecked Sendable {
             }
             deferred.removeAll()
         }
-        guard !dirty.isEmpty else { return }
-        // A flush can mark another connection dirty (a delegate sending from a close), so walk by index.
-        var index = 0
-        while index < dirty.count {
-            let connection = dirty[index]
-            connection.isDirty = false
-            connection.flush()
-            index += 1
-        }
-        dirty.removeAll(keepingCapacity: dirty.count <= 4096)
+        pendingFlushes.flushAll()
     }
 
     // MARK: Deadlines
 
     func track(_ connection: WebSocketClientConnection) {
-        guard connection.timedSlot < 0 else { return }
-        connection.timedSlot = timed.count
         timed.append(connection)
         if sweepTimer == nil {
             sweepTimer = loop.schedule(after: Self.sweepInterval, repeating: Self.sweepInterval) { [unowned self] in
@@ -128,20 +115,13 @@ final class ClientLoopContext: @unchecked Sendable {
     }
 
     func untrack(_ connection: WebSocketClientConnection) {
-        let slot = connection.timedSlot
-        guard slot >= 0, slot < timed.count, timed[slot] === connection else { return }
-        let last = timed.removeLast()
-        if slot < timed.count {
-            timed[slot] = last
-            last.timedSlot = slot
-        }
-        connection.timedSlot = -1
+        timed.remove(connection)
     }
 
     private func sweep() {
         let now = MonotonicClock.milliseconds()
         // A connection whose deadline passed leaves the list (swap-remove): walk a copy.
-        for connection in timed where connection.deadline <= now {
+        for connection in timed.elements where connection.deadline <= now {
             connection.deadlinePassed()
         }
         if timed.isEmpty, let sweepTimer {

@@ -17,7 +17,7 @@ import HuddleWebSocket
 ///
 /// Writes are corked: every frame sent during a loop turn leaves in one write at the end of the
 /// turn. Frames are masked with a fresh key each. Pings are answered with pongs.
-public final class WebSocketClientConnection: EventHandler {
+public final class WebSocketClientConnection: EventHandler, Flushable {
     public enum State: Sendable, Equatable {
         /// Created; `connect()` not called yet.
         case idle
@@ -71,8 +71,8 @@ public final class WebSocketClientConnection: EventHandler {
     /// reported when the socket is finally closed.
     private var outcome: (code: WebSocketCloseCode?, reason: String, clean: Bool)?
 
-    // Bookkeeping of the loop context.
-    var isDirty = false
+    // Bookkeeping of the loop context (public only because `Flushable` is: loop use only).
+    public var isDirty = false
     var timedSlot = -1
     private(set) var deadline: Int64 = .max
 
@@ -471,7 +471,7 @@ public final class WebSocketClientConnection: EventHandler {
 
     /// Writes as much of the queue as the socket takes: once per loop turn for every connection
     /// that queued something, and again when the socket turns writable.
-    func flush() {
+    public func flush() {
         guard state == .upgrading || state == .open || state == .closing else { return }
         while outboundOffset < outbound.count {
             let result = outbound.withUnsafeBytes { bytes -> IOResult in

@@ -36,7 +36,7 @@ final class BroadcastEndpoint: WebSocketEndpoint, @unchecked Sendable {
     /// Set once by the hub before any loop runs. Strong on purpose: hub and endpoints live as
     /// long as the server, and nothing else keeps the hub.
     nonisolated(unsafe) var hub: BroadcastHub?
-    private var subscribers: [Connection] = []
+    private var subscribers = SlottedList<Connection>(slot: \.endpointSlot)
     /// Compresses outgoing publications from this loop (server_no_context_takeover: one
     /// deflater serves every message, reset between them).
     private lazy var deflater = PerMessageDeflater(windowBits: 15, noContextTakeover: true)
@@ -44,7 +44,6 @@ final class BroadcastEndpoint: WebSocketEndpoint, @unchecked Sendable {
     init(maxMessageSize: Int) { self.maxMessageSize = maxMessageSize }
 
     func connectionOpened(_ connection: Connection, request: WebSocketHandshake.Request) {
-        connection.endpointSlot = subscribers.count
         subscribers.append(connection)
         if connection.acceptsSharedDeflatedFrames {
             hub?.compressedSubscribers.add(1, ordering: .relaxed)
@@ -52,14 +51,7 @@ final class BroadcastEndpoint: WebSocketEndpoint, @unchecked Sendable {
     }
 
     func connectionClosed(_ connection: Connection) {
-        let slot = connection.endpointSlot
-        guard slot >= 0, slot < subscribers.count, subscribers[slot] === connection else { return }
-        let last = subscribers.removeLast()
-        if slot < subscribers.count {
-            subscribers[slot] = last
-            last.endpointSlot = slot
-        }
-        connection.endpointSlot = -1
+        guard subscribers.remove(connection) else { return }
         if connection.acceptsSharedDeflatedFrames {
             hub?.compressedSubscribers.subtract(1, ordering: .relaxed)
         }
@@ -73,7 +65,7 @@ final class BroadcastEndpoint: WebSocketEndpoint, @unchecked Sendable {
     }
 
     func deliver(_ frame: SharedFrame) {
-        for subscriber in subscribers {
+        for subscriber in subscribers.elements {
             subscriber.sendShared(frame)
         }
     }

@@ -10,7 +10,7 @@ import Logging
 ///
 /// The codec (HTTP parser, frame reader, permessage-deflate) is pure; this class is the I/O
 /// half: readiness, partial writes, limits, deadlines and the close handshake.
-final class Connection: EventHandler {
+final class Connection: EventHandler, Flushable {
     enum Phase {
         /// TLS handshake in progress (wss port only).
         case tlsHandshake

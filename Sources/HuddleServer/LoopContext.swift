@@ -16,8 +16,8 @@ final class LoopContext: @unchecked Sendable {
     /// The HTTP API on this loop, when an API key is configured.
     var httpAPI: HTTPAPI?
     private var endpoints: [String: any WebSocketEndpoint] = [:]
-    private(set) var connections: [Connection] = []
-    private var dirty: [Connection] = []
+    private(set) var connections = SlottedList<Connection>(slot: \.slot)
+    private let pendingFlushes = PendingFlushes<Connection>()
     /// One deflater per window size for every connection that agreed to
     /// server_no_context_takeover: compression state is per message, so it can be shared.
     private var sharedDeflaters: [Int: PerMessageDeflater] = [:]
@@ -90,47 +90,29 @@ final class LoopContext: @unchecked Sendable {
             return
         }
         connection.registered(events: EventLoop.readable)
-        connection.slot = connections.count
         connections.append(connection)
         metrics.loop(loop.index).connectionsAccepted.add(1, ordering: .relaxed)
     }
 
     func remove(_ connection: Connection) {
-        let slot = connection.slot
-        guard slot >= 0, slot < connections.count, connections[slot] === connection else { return }
-        metrics.loop(loop.index).connectionsClosed.add(1, ordering: .relaxed)
-        let last = connections.removeLast()
-        if slot < connections.count {
-            connections[slot] = last
-            last.slot = slot
+        if connections.remove(connection) {
+            metrics.loop(loop.index).connectionsClosed.add(1, ordering: .relaxed)
         }
-        connection.slot = -1
     }
 
     func markDirty(_ connection: Connection) {
-        guard !connection.isDirty else { return }
-        connection.isDirty = true
-        dirty.append(connection)
+        pendingFlushes.mark(connection)
     }
 
     /// End of the loop turn: every connection that queued output writes it, once.
     private func flushDirty() {
-        guard !dirty.isEmpty else { return }
-        var index = 0
-        // A flush can queue more (a close after the last write), so walk by index.
-        while index < dirty.count {
-            let connection = dirty[index]
-            connection.isDirty = false
-            connection.flush()
-            index += 1
-        }
-        dirty.removeAll(keepingCapacity: dirty.count <= 4096)
+        pendingFlushes.flushAll()
     }
 
     private func sweep() {
         let now = loop.now
         // checkDeadlines may remove the connection (swap-remove), so iterate over a copy.
-        for connection in connections {
+        for connection in connections.elements {
             connection.checkDeadlines(now: now)
         }
     }
@@ -142,7 +124,7 @@ final class LoopContext: @unchecked Sendable {
     func shutDown(grace: Int64, then done: @escaping @Sendable () -> Void) {
         for listener in listeners { listener.close() }
         listeners = []
-        for connection in connections {
+        for connection in connections.elements {
             if connection.phase == .open {
                 connection.close(.goingAway, reason: "server shutting down")
             } else if connection.phase != .closing && connection.phase != .draining {
@@ -152,7 +134,7 @@ final class LoopContext: @unchecked Sendable {
         let deadline = loop.now + grace
         loop.schedule(after: 20, repeating: 20) { [unowned self] in
             if connections.isEmpty || loop.now >= deadline {
-                for connection in connections { connection.abort() }
+                for connection in connections.elements { connection.abort() }
                 done()
             }
         }
