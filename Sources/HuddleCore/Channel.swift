@@ -9,11 +9,20 @@ public struct Channel: Sendable, Equatable {
     /// 0 only transiently: a channel is created with its first publication.
     public private(set) var lastOffset: UInt64
     private(set) var retained: PublicationRing
+    /// Offsets of retained publications that carry a `client_id`, by publisher and id: a retried
+    /// publish is found in O(1). Derived from `retained` (rebuilt when decoding), and trimmed
+    /// with it, so an id is remembered exactly as long as its publication is kept.
+    private var offsetsByClientID: [ClientPublicationID: UInt64] = [:]
 
     init(epoch: String) {
         self.epoch = epoch
         self.lastOffset = 0
         self.retained = PublicationRing()
+    }
+
+    /// The offset of the retained publication `from` published with `clientID`, if any.
+    func offset(publishedBy from: Username?, clientID: String) -> UInt64? {
+        offsetsByClientID[ClientPublicationID(from: from, clientID: clientID)]
     }
 
     public var retainedCount: Int { retained.count }
@@ -24,10 +33,23 @@ public struct Channel: Sendable, Equatable {
     /// Appends the next publication and trims what `limit` no longer keeps; returns its offset.
     mutating func append(_ publication: RetainedPublication, limit: HistoryLimit) -> UInt64 {
         let cutoff = Self.ageCutoff(at: publication.time, limit: limit)
-        while let oldest = retained.first, oldest.time <= cutoff { retained.removeFirst() }
+        while let oldest = retained.first, oldest.time <= cutoff { removeOldest() }
+        while retained.count >= max(limit.maxPublications, 1) { removeOldest() }
         retained.append(publication, keepingAtMost: limit.maxPublications)
         lastOffset += 1
+        if let clientID = publication.clientID {
+            offsetsByClientID[ClientPublicationID(from: publication.from, clientID: clientID)] = lastOffset
+        }
         return lastOffset
+    }
+
+    private mutating func removeOldest() {
+        if let oldest = retained.first, let clientID = oldest.clientID {
+            let key = ClientPublicationID(from: oldest.from, clientID: clientID)
+            // A later publication may have reused the id after this one; only drop our own entry.
+            if offsetsByClientID[key] == firstRetainedOffset { offsetsByClientID[key] = nil }
+        }
+        retained.removeFirst()
     }
 
     /// The oldest offset a reader may still see at `time`: publications at or past the age limit
@@ -44,7 +66,7 @@ public struct Channel: Sendable, Equatable {
         let stored = retained[Int(offset - firstRetainedOffset)]
         return Publication(
             channel: channel, epoch: epoch, offset: offset,
-            type: stored.type, from: stored.from, data: stored.data, time: stored.time
+            type: stored.type, from: stored.from, data: stored.data, time: stored.time, clientID: stored.clientID
         )
     }
 
@@ -70,6 +92,11 @@ extension Channel: Codable {
                 forKey: .publications, in: container,
                 debugDescription: "\(retained.count) publications retained but the last offset is \(lastOffset)"
             )
+        }
+        for index in 0..<retained.count {
+            if let clientID = retained[index].clientID {
+                offsetsByClientID[ClientPublicationID(from: retained[index].from, clientID: clientID)] = firstRetainedOffset + UInt64(index)
+            }
         }
     }
 

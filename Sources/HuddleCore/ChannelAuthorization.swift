@@ -20,12 +20,19 @@ extension ChannelName {
 
     /// nil when `user` may publish; otherwise why not. The server (HTTP API) may publish
     /// anywhere and does not ask.
-    func publishRefusal(for user: Username) -> CoreError? {
+    /// A chat room is written only while its two members are friends; it stays readable after.
+    func publishRefusal(for user: Username, areFriends: (Username, Username) -> Bool) -> CoreError? {
         switch kind {
         case .inbox:
             CoreError(.forbidden, "only the server publishes to \(text)")
         case .chat(let first, let second):
-            user == first || user == second ? nil : CoreError(.forbidden, "only members may publish to \(text)")
+            if user != first && user != second {
+                CoreError(.forbidden, "only members may publish to \(text)")
+            } else if !areFriends(first, second) {
+                CoreError(.notFriends, "only friends may write to \(text)")
+            } else {
+                nil
+            }
         case .loc(let owner):
             user == owner ? nil : CoreError(.forbidden, "only \(owner) may publish to \(text)")
         case .room:

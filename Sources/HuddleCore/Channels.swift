@@ -25,7 +25,8 @@ public struct Channels: Sendable, Equatable {
         let offset = byName.values[index].append(publication, limit: limit)
         return Publication(
             channel: name, epoch: byName.values[index].epoch, offset: offset,
-            type: publication.type, from: publication.from, data: publication.data, time: publication.time
+            type: publication.type, from: publication.from, data: publication.data, time: publication.time,
+            clientID: publication.clientID
         )
     }
 }

@@ -13,4 +13,25 @@ public enum CoreCommand: Codable, Sendable, Equatable {
     case purgeExpiredSessions(tokenHashes: [[UInt8]], time: Int64)
     /// `data` is serialized JSON, opaque to the core; `from` is nil for the server.
     case publish(channel: String, from: Username?, type: String, data: String, time: Int64)
+
+    // Friends. Each is logged together with the inbox notices (`publish` to `inbox:USER`) it
+    // caused, in the same turn.
+
+    /// `from` asked `to` to be friends; never logged between friends or with a request pending.
+    case sendFriendRequest(from: Username, to: Username, message: String, time: Int64)
+    /// The two become friends: `to` accepted `from`'s request, or `to`'s own request crossed
+    /// one from `from`. Pending requests between them either way are gone.
+    case acceptFriendRequest(from: Username, to: Username, time: Int64)
+    /// The request from `from` to `to` is gone unanswered: declined by `to` or cancelled by `from`.
+    case dropFriendRequest(from: Username, to: Username, time: Int64)
+    /// `user` ended the friendship with `friend`.
+    case removeFriend(user: Username, friend: Username, time: Int64)
+
+    // Chat.
+
+    /// A publication carrying the publisher's own id (`client_id`), which makes a retried
+    /// publish idempotent; otherwise as `publish`.
+    case publishWithClientID(channel: String, from: Username?, type: String, data: String, clientID: String, time: Int64)
+    /// `user` has read `channel` up to `offset` (never backwards: `handle` only logs advances).
+    case markRead(user: Username, channel: String, offset: UInt64, time: Int64)
 }

@@ -1,4 +1,4 @@
-/// Everything the core must not lose: accounts, sessions and channels. The log's commands
+/// Everything the core must not lose: accounts, sessions, channels and friendships. The log's commands
 /// rebuild it; a snapshot is this value encoded.
 ///
 /// It is a value of copy-on-write collections, so taking it (`HuddleCore.durableState`) is
@@ -10,6 +10,34 @@ public struct CoreDurableState: Sendable, Equatable, Codable {
     public internal(set) var accounts = Accounts()
     public internal(set) var sessions = Sessions()
     public internal(set) var channels = Channels()
+    public internal(set) var friendships = Friendships()
+    public internal(set) var readMarkers = ReadMarkers()
 
     public init() {}
+}
+
+extension CoreDurableState {
+    private enum CodingKeys: String, CodingKey {
+        case accounts, sessions, channels, friendships, readMarkers
+    }
+
+    /// Parts added after the first release are optional when decoding, so a snapshot written
+    /// before them still loads (as "none yet").
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        accounts = try container.decode(Accounts.self, forKey: .accounts)
+        sessions = try container.decode(Sessions.self, forKey: .sessions)
+        channels = try container.decode(Channels.self, forKey: .channels)
+        friendships = try container.decodeIfPresent(Friendships.self, forKey: .friendships) ?? Friendships()
+        readMarkers = try container.decodeIfPresent(ReadMarkers.self, forKey: .readMarkers) ?? ReadMarkers()
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(accounts, forKey: .accounts)
+        try container.encode(sessions, forKey: .sessions)
+        try container.encode(channels, forKey: .channels)
+        try container.encode(friendships, forKey: .friendships)
+        try container.encode(readMarkers, forKey: .readMarkers)
+    }
 }

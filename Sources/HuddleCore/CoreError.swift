@@ -31,4 +31,10 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case tooManySubscriptions = "too_many_subscriptions"
     case notSubscribed = "not_subscribed"
     case badRequest = "bad_request"
+    case userNotFound = "user_not_found"
+    case selfRequest = "self_request"
+    case alreadyFriends = "already_friends"
+    case alreadyRequested = "already_requested"
+    case noRequest = "no_request"
+    case notFriends = "not_friends"
 }

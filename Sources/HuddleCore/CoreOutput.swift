@@ -5,6 +5,8 @@ public enum CoreOutput: Sendable, Equatable {
     case reply(ConnectionRef?, requestID: String?, CoreReply)
     /// A live `publication` event for these subscribers, sorted.
     case deliver(Publication, to: [ConnectionRef])
+    /// An ephemeral `typing` event for these connections (the other member's), sorted.
+    case typing(channel: String, user: Username, to: [ConnectionRef])
     /// A `presence` event for these connections (the user's friends'), sorted.
     case presenceChanged(user: Username, online: Bool, to: [ConnectionRef])
     /// Run PBKDF2 off the core thread, then send `CoreRequest.finishLogin` with the same

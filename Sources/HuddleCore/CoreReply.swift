@@ -13,4 +13,21 @@ public enum CoreReply: Sendable, Equatable {
     /// Sorted, unique.
     case presence(channel: String, users: [Username])
     case disconnected(count: Int)
+    /// A request that changed something and has nothing more to say (`{}`).
+    case done
+    /// `user_search`: matching usernames in byte order.
+    case users([Username])
+    /// `friend_request`: `becameFriends` when it crossed a pending request from the other side.
+    case friendRequestSent(becameFriends: Bool)
+    /// Both newest first.
+    case friendRequests(incoming: [FriendRequest], outgoing: [FriendRequest])
+    /// Sorted by username.
+    case friends([FriendStatus])
+    /// A publish retried with a `client_id` already kept: the first publication's position;
+    /// nothing was stored or delivered.
+    case alreadyPublished(epoch: String, offset: UInt64, time: Int64)
+    /// `mark_read`: where the marker is now, what is left unread there, and the user's badge.
+    case readMarker(channel: String, read: UInt64, unread: UInt64, badge: UInt64)
+    /// `unread`: rooms sorted by channel name; `total` is the badge.
+    case unread(rooms: [RoomUnread], total: UInt64)
 }

@@ -23,7 +23,9 @@ public enum CoreRequest: Sendable {
 
     case subscribe(ConnectionRef, requestID: String, channel: String, since: ChannelPosition?)
     case unsubscribe(ConnectionRef, requestID: String, channel: String)
-    case publish(ConnectionRef, requestID: String, channel: String, type: String, data: String)
+    /// `clientID`: the publisher's own id; a retry with the same one, while the first
+    /// publication is still kept, is answered with the first one's position and stores nothing.
+    case publish(ConnectionRef, requestID: String, channel: String, type: String, data: String, clientID: String? = nil)
     /// A nil connection is the HTTP API, which may read any channel. `limit` is 1…100 (the
     /// server clamps it; the core treats anything below 1 as 1).
     case history(ConnectionRef?, requestID: String, channel: String, before: UInt64?, limit: Int)
@@ -32,6 +34,27 @@ public enum CoreRequest: Sendable {
     case serverPublish(requestID: String, channel: String, type: String, data: String)
     /// HTTP API: close every live connection of the user with 4001; sessions stay valid.
     case disconnectUser(requestID: String, username: String)
+
+    // Friends (protocol.md, "Friends"). `user` is as the client typed it; the core
+    // canonicalizes it.
+
+    /// Up to `limit` usernames starting with `prefix`, the caller excluded.
+    case searchUsers(ConnectionRef, requestID: String, prefix: String, limit: Int)
+    case sendFriendRequest(ConnectionRef, requestID: String, user: String, message: String)
+    case listFriendRequests(ConnectionRef, requestID: String)
+    /// Accept (`accept`) or decline the request `user` sent the caller.
+    case answerFriendRequest(ConnectionRef, requestID: String, user: String, accept: Bool)
+    /// Withdraw the caller's own request to `user`.
+    case cancelFriendRequest(ConnectionRef, requestID: String, user: String)
+    case removeFriend(ConnectionRef, requestID: String, user: String)
+    case listFriends(ConnectionRef, requestID: String)
+
+    // Chat (protocol.md, "Chat").
+
+    case markRead(ConnectionRef, requestID: String, channel: String, offset: UInt64)
+    case unreadCounts(ConnectionRef, requestID: String)
+    /// Ephemeral: never stored or logged.
+    case typing(ConnectionRef, requestID: String, channel: String)
 
     // Connection lifecycle.
 

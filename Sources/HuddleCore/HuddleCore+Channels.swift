@@ -66,16 +66,30 @@ extension HuddleCore {
     }
 
     func publish(
-        _ connection: ConnectionRef, requestID: String, channel text: String, type: String, data: String,
+        _ connection: ConnectionRef, requestID: String, channel text: String, type: String, data: String, clientID: String?,
         at time: Int64, into step: inout CoreStep
     ) {
         guard let identity = signedInIdentity(connection, requestID, into: &step),
               let name = channelName(text, connection, requestID, into: &step)
         else { return }
-        if let refusal = name.publishRefusal(for: identity.username) {
+        if let refusal = name.publishRefusal(for: identity.username, areFriends: durableState.friendships.areFriends) {
             return fail(connection, requestID, refusal, into: &step)
         }
-        publish(to: name, from: identity.username, type: type, data: data, replyingTo: connection, requestID, at: time, into: &step)
+        guard let clientID else {
+            return publish(to: name, from: identity.username, type: type, data: data, replyingTo: connection, requestID, at: time, into: &step)
+        }
+        if let channel = durableState.channels[name.text],
+           let offset = channel.offset(publishedBy: identity.username, clientID: clientID) {
+            // A retry (the reply to the first attempt was lost): the first one's position, and
+            // nothing stored or delivered again.
+            let first = channel.publication(at: offset, channel: name.text)
+            return reply(connection, requestID, .alreadyPublished(epoch: first.epoch, offset: offset, time: first.time), into: &step)
+        }
+        let publication = appendPublication(
+            to: name.text, namespace: name.namespace, from: identity.username, type: type, data: data, clientID: clientID, time: time)
+        step.commands.append(.publishWithClientID(channel: name.text, from: identity.username, type: type, data: data, clientID: clientID, time: time))
+        reply(connection, requestID, .published(epoch: publication.epoch, offset: publication.offset, time: time), into: &step)
+        deliver(publication, into: &step)
     }
 
     /// HTTP API: the server may publish to any valid channel, as nobody (`from` nil).
@@ -85,8 +99,7 @@ extension HuddleCore {
     }
 
     /// Stores the publication (logging the command), replies, then delivers it to every
-    /// subscriber — the publisher too if it is subscribed. The subscriber list is handed over
-    /// as kept: sorted, not copied.
+    /// subscriber — the publisher too if it is subscribed.
     private func publish(
         to name: ChannelName, from: Username?, type: String, data: String,
         replyingTo connection: ConnectionRef?, _ requestID: String, at time: Int64, into step: inout CoreStep
@@ -94,7 +107,22 @@ extension HuddleCore {
         let publication = appendPublication(to: name.text, namespace: name.namespace, from: from, type: type, data: data, time: time)
         step.commands.append(.publish(channel: name.text, from: from, type: type, data: data, time: time))
         reply(connection, requestID, .published(epoch: publication.epoch, offset: publication.offset, time: time), into: &step)
-        let subscribers = subscriptions.subscribers(of: name.text)
+        deliver(publication, into: &step)
+    }
+
+    /// A notice the server itself publishes (friend requests, …) to `inbox:USER`: stored and
+    /// logged like any publication, and delivered to the inbox's live subscribers.
+    func publishNotice(to user: Username, type: String, data: String, at time: Int64, into step: inout CoreStep) {
+        let channel = "inbox:" + user
+        let publication = appendPublication(to: channel, namespace: .inbox, from: nil, type: type, data: data, time: time)
+        step.commands.append(.publish(channel: channel, from: nil, type: type, data: data, time: time))
+        deliver(publication, into: &step)
+    }
+
+    /// The live `publication` event for the channel's subscribers; the subscriber list is
+    /// handed over as kept: sorted, not copied.
+    func deliver(_ publication: Publication, into step: inout CoreStep) {
+        let subscribers = subscriptions.subscribers(of: publication.channel)
         if !subscribers.isEmpty { step.outputs.append(.deliver(publication, to: subscribers)) }
     }
 

@@ -17,6 +17,8 @@ public final class HuddleCore {
     /// Derived from the durable sessions (rebuilt on restore), so `tick` finds purgeable ones
     /// without scanning; entries of sessions revoked since are skipped when popped.
     var sessionPurges = MinHeap<SessionPurge>()
+    /// Derived from the durable accounts, for `user_search`.
+    var usernames: UsernameIndex
 
     public convenience init(configuration: CoreConfiguration = .init()) {
         self.init(configuration: configuration, restoring: CoreDurableState())
@@ -27,6 +29,7 @@ public final class HuddleCore {
         durableState = state
         presence = PresenceTracker(graceMilliseconds: configuration.presenceGraceMilliseconds)
         loginThrottle = LoginThrottle(configuration: configuration)
+        usernames = UsernameIndex(state.accounts)
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
     }
 
@@ -37,6 +40,7 @@ public final class HuddleCore {
     public func restoreDurableState(_ state: CoreDurableState) {
         durableState = state
         sessionPurges = MinHeap<SessionPurge>()
+        usernames = UsernameIndex(state.accounts)
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
     }
 
@@ -64,8 +68,8 @@ public final class HuddleCore {
             subscribe(connection, requestID: requestID, channel: channel, since: since, at: time, into: &step)
         case let .unsubscribe(connection, requestID, channel):
             unsubscribe(connection, requestID: requestID, channel: channel, into: &step)
-        case let .publish(connection, requestID, channel, type, data):
-            publish(connection, requestID: requestID, channel: channel, type: type, data: data, at: time, into: &step)
+        case let .publish(connection, requestID, channel, type, data, clientID):
+            publish(connection, requestID: requestID, channel: channel, type: type, data: data, clientID: clientID, at: time, into: &step)
         case let .history(connection, requestID, channel, before, limit):
             history(connection, requestID: requestID, channel: channel, before: before, limit: limit, at: time, into: &step)
         case let .presence(connection, requestID, channel):
@@ -74,6 +78,26 @@ public final class HuddleCore {
             serverPublish(requestID: requestID, channel: channel, type: type, data: data, at: time, into: &step)
         case let .disconnectUser(requestID, username):
             disconnectUser(requestID: requestID, username: username, at: time, into: &step)
+        case let .searchUsers(connection, requestID, prefix, limit):
+            searchUsers(connection, requestID: requestID, prefix: prefix, limit: limit, into: &step)
+        case let .sendFriendRequest(connection, requestID, user, message):
+            sendFriendRequest(connection, requestID: requestID, user: user, message: message, at: time, into: &step)
+        case let .listFriendRequests(connection, requestID):
+            listFriendRequests(connection, requestID: requestID, into: &step)
+        case let .answerFriendRequest(connection, requestID, user, accept):
+            answerFriendRequest(connection, requestID: requestID, user: user, accept: accept, at: time, into: &step)
+        case let .cancelFriendRequest(connection, requestID, user):
+            cancelFriendRequest(connection, requestID: requestID, user: user, at: time, into: &step)
+        case let .removeFriend(connection, requestID, user):
+            removeFriend(connection, requestID: requestID, user: user, at: time, into: &step)
+        case let .listFriends(connection, requestID):
+            listFriends(connection, requestID: requestID, into: &step)
+        case let .markRead(connection, requestID, channel, offset):
+            markRead(connection, requestID: requestID, channel: channel, offset: offset, at: time, into: &step)
+        case let .unreadCounts(connection, requestID):
+            unreadCounts(connection, requestID: requestID, into: &step)
+        case let .typing(connection, requestID, channel):
+            typing(connection, requestID: requestID, channel: channel, into: &step)
         case let .connectionOpened(connection, address):
             _ = connections.open(connection, address: address)
         case let .connectionClosed(connection):
@@ -90,6 +114,7 @@ public final class HuddleCore {
         switch command {
         case let .signUp(username, email, credentials, session, time):
             durableState.accounts.insert(UserRecord(username: username, email: email, credentials: credentials, createdAt: time))
+            usernames.insert(username)
             insertSession(session, of: username, at: time)
         case let .openSession(username, session, time):
             insertSession(session, of: username, at: time)
@@ -99,13 +124,25 @@ public final class HuddleCore {
             for tokenHash in tokenHashes { durableState.sessions.remove(tokenHash) }
         case let .publish(channel, from, type, data, time):
             _ = appendPublication(to: channel, namespace: ChannelNamespace(prefixOf: channel), from: from, type: type, data: data, time: time)
+        case let .sendFriendRequest(from, to, message, time):
+            durableState.friendships.insert(FriendRequest(from: from, to: to, message: message, time: time))
+        case let .acceptFriendRequest(from, to, _):
+            durableState.friendships.befriend(from, to)
+        case let .dropFriendRequest(from, to, _):
+            durableState.friendships.removeRequest(from: from, to: to)
+        case let .removeFriend(user, friend, _):
+            durableState.friendships.unfriend(user, friend)
+        case let .publishWithClientID(channel, from, type, data, clientID, time):
+            _ = appendPublication(
+                to: channel, namespace: ChannelNamespace(prefixOf: channel), from: from, type: type, data: data, clientID: clientID, time: time)
+        case let .markRead(user, channel, offset, _):
+            durableState.readMarkers.advance(user, in: channel, to: offset)
         }
     }
 
-    /// The user's friends. Friendships arrive with the social features; until then nobody has
-    /// any. `loc:` read rights and presence events already go through here.
+    /// The user's friends: who may read the user's `loc:` channel and hears of their presence.
     public func friends(of user: Username) -> Set<Username> {
-        []
+        durableState.friendships.friends(of: user)
     }
 
     /// True while the user has an authenticated connection, or is within the grace period
@@ -143,12 +180,16 @@ public final class HuddleCore {
 
     /// The one place publications are stored, for `handle` and `apply` alike. A name from the
     /// log was validated before it was logged; `namespace` nil only guards against a corrupt one.
+    /// A chat publication also moves its publisher's read marker to it.
     func appendPublication(
-        to channel: String, namespace: ChannelNamespace?, from: Username?, type: String, data: String, time: Int64
+        to channel: String, namespace: ChannelNamespace?, from: Username?, type: String, data: String, clientID: String? = nil,
+        time: Int64
     ) -> Publication {
         let limit = configuration.historyLimit(for: namespace ?? .room)
-        let publication = RetainedPublication(type: type, from: from, data: data, time: time)
-        return durableState.channels.publish(to: channel, publication, limit: limit)
+        let publication = RetainedPublication(type: type, from: from, data: data, time: time, clientID: clientID)
+        let stored = durableState.channels.publish(to: channel, publication, limit: limit)
+        if namespace == .chat, let from { durableState.readMarkers.advance(from, in: channel, to: stored.offset) }
+        return stored
     }
 
     func reply(_ connection: ConnectionRef?, _ requestID: String?, _ reply: CoreReply, into step: inout CoreStep) {

@@ -10,8 +10,14 @@ public struct Publication: Sendable, Equatable, Codable {
     public var data: String
     /// When the core accepted it, milliseconds since the Unix epoch.
     public var time: Int64
+    /// The publisher's `client_id`, if it gave one.
+    public var clientID: String?
 
-    public init(channel: String, epoch: String, offset: UInt64, type: String, from: Username?, data: String, time: Int64) {
+    public init(
+        channel: String, epoch: String, offset: UInt64, type: String, from: Username?, data: String, time: Int64,
+        clientID: String? = nil
+    ) {
+        self.clientID = clientID
         self.channel = channel
         self.epoch = epoch
         self.offset = offset

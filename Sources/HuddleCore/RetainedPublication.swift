@@ -5,6 +5,9 @@ struct RetainedPublication: Sendable, Equatable, Codable {
     var from: Username?
     var data: String
     var time: Int64
+    /// The publisher's own id for it (`client_id`), which makes a retried publish idempotent.
+    /// Optional in snapshots written before it existed.
+    var clientID: String? = nil
 
     /// What fills a ring slot nobody uses, so a trimmed publication's strings are released.
     static let vacant = RetainedPublication(type: "", from: nil, data: "", time: 0)

@@ -12,11 +12,25 @@ public enum Operation: Sendable, Equatable {
     case unsubscribe(channel: String)
     /// `data` is the compact serialization of the parsed value: normalized, and what was
     /// size-checked against `ProtocolLimits.maxDataBytes`.
-    case publish(channel: String, type: String, data: String)
+    /// `clientID`: the publisher's own id for the publication, 1–64 characters, optional.
+    case publish(channel: String, type: String, data: String, clientID: String? = nil)
     /// `before`: only offsets below it (nil: from the newest); `limit` already defaulted and
     /// range-checked.
     case history(channel: String, before: UInt64?, limit: Int)
     case presence(channel: String)
+    /// `limit` already defaulted and range-checked.
+    case userSearch(prefix: String, limit: Int)
+    /// `message` defaults to "" and is at most `ProtocolLimits.maxFriendMessageLength` characters.
+    case friendRequest(user: String, message: String)
+    case friendRequests
+    case friendAccept(user: String)
+    case friendDecline(user: String)
+    case friendCancel(user: String)
+    case friendRemove(user: String)
+    case friends
+    case markRead(channel: String, offset: UInt64)
+    case unread
+    case typing(channel: String)
 
     /// The op as it is spelled on the wire, for metrics labels and logs.
     public var name: String {
@@ -32,6 +46,17 @@ public enum Operation: Sendable, Equatable {
         case .publish: return "publish"
         case .history: return "history"
         case .presence: return "presence"
+        case .userSearch: return "user_search"
+        case .friendRequest: return "friend_request"
+        case .friendRequests: return "friend_requests"
+        case .friendAccept: return "friend_accept"
+        case .friendDecline: return "friend_decline"
+        case .friendCancel: return "friend_cancel"
+        case .friendRemove: return "friend_remove"
+        case .friends: return "friends"
+        case .markRead: return "mark_read"
+        case .unread: return "unread"
+        case .typing: return "typing"
         }
     }
 }

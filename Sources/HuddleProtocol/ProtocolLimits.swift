@@ -8,6 +8,10 @@ public struct ProtocolLimits: Sendable {
     public var maxIDLength = 64
     public var maxHistoryLimit = 100
     public var defaultHistoryLimit = 50
+    public var maxSearchLimit = 50
+    public var defaultSearchLimit = 20
+    /// The note that goes with a friend request, in characters.
+    public var maxFriendMessageLength = 200
 
     public init() {}
 }

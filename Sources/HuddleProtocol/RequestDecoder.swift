@@ -91,7 +91,8 @@ public enum RequestDecoder {
             return .publish(
                 channel: try arguments.string("channel"),
                 type: try arguments.publicationType(),
-                data: try arguments.publicationData(maxBytes: limits.maxDataBytes))
+                data: try arguments.publicationData(maxBytes: limits.maxDataBytes),
+                clientID: try clientID(arguments, limits: limits))
         case "history":
             return .history(
                 channel: try arguments.string("channel"),
@@ -99,6 +100,31 @@ public enum RequestDecoder {
                 limit: try historyLimit(arguments, limits: limits))
         case "presence":
             return .presence(channel: try arguments.string("channel"))
+        case "user_search":
+            return .userSearch(prefix: try searchPrefix(arguments), limit: try searchLimit(arguments, limits: limits))
+        case "friend_request":
+            return .friendRequest(user: try arguments.string("user"), message: try friendMessage(arguments, limits: limits))
+        case "friend_requests":
+            return .friendRequests
+        case "friend_accept":
+            return .friendAccept(user: try arguments.string("user"))
+        case "friend_decline":
+            return .friendDecline(user: try arguments.string("user"))
+        case "friend_cancel":
+            return .friendCancel(user: try arguments.string("user"))
+        case "friend_remove":
+            return .friendRemove(user: try arguments.string("user"))
+        case "friends":
+            return .friends
+        case "mark_read":
+            guard let offset = arguments.value("offset")?.uint64Value else {
+                throw arguments.badRequest(arguments.value("offset") == nil ? "offset is required" : "offset must be a non-negative integer")
+            }
+            return .markRead(channel: try arguments.string("channel"), offset: offset)
+        case "unread":
+            return .unread
+        case "typing":
+            return .typing(channel: try arguments.string("channel"))
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"
@@ -118,6 +144,38 @@ public enum RequestDecoder {
             throw arguments.badRequest("since.offset must be a non-negative integer")
         }
         return Position(epoch: epoch, offset: offset)
+    }
+
+    /// `client_id`: optional, 1–`maxIDLength` characters.
+    private static func clientID(_ arguments: RequestArguments, limits: ProtocolLimits) throws(RequestError) -> String? {
+        guard let clientID = try arguments.optionalString("client_id") else { return nil }
+        guard RequestArguments.hasLength(clientID, in: 1...limits.maxIDLength) else {
+            throw arguments.badRequest("client_id must be 1 to \(limits.maxIDLength) characters")
+        }
+        return clientID
+    }
+
+    /// `prefix`: 1–32 characters (a username is never longer).
+    private static func searchPrefix(_ arguments: RequestArguments) throws(RequestError) -> String {
+        let prefix = try arguments.string("prefix")
+        guard RequestArguments.hasLength(prefix, in: 1...32) else { throw arguments.badRequest("prefix must be 1 to 32 characters") }
+        return prefix
+    }
+
+    private static func searchLimit(_ arguments: RequestArguments, limits: ProtocolLimits) throws(RequestError) -> Int {
+        guard let value = arguments.value("limit"), value != .null else { return limits.defaultSearchLimit }
+        guard let limit = value.int64Value, limit >= 1, limit <= Int64(limits.maxSearchLimit) else {
+            throw arguments.badRequest("limit must be an integer from 1 to \(limits.maxSearchLimit)")
+        }
+        return Int(limit)
+    }
+
+    private static func friendMessage(_ arguments: RequestArguments, limits: ProtocolLimits) throws(RequestError) -> String {
+        let message = try arguments.optionalString("message") ?? ""
+        guard RequestArguments.hasLength(message, in: 0...limits.maxFriendMessageLength) else {
+            throw arguments.badRequest("message must be at most \(limits.maxFriendMessageLength) characters")
+        }
+        return message
     }
 
     private static func before(_ arguments: RequestArguments) throws(RequestError) -> UInt64? {

@@ -41,7 +41,8 @@ public enum ServerMessage {
     /// `{"event":"publication","channel":…,"epoch":…,"offset":…,"type":…,"from":…|null,"data":…,"time":…}`;
     /// `data` is JSON already (the stored compact serialization) and goes in verbatim.
     public static func publicationEvent(
-        channel: String, epoch: String, offset: UInt64, type: String, from: String?, data: String, time: Int64
+        channel: String, epoch: String, offset: UInt64, type: String, from: String?, data: String, time: Int64,
+        clientID: String? = nil
     ) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(
@@ -65,20 +66,41 @@ public enum ServerMessage {
         output.append(contentsOf: data.utf8)
         output.append(contentsOf: #","time":"#.utf8)
         appendInteger(time, to: &output)
+        if let clientID {
+            output.append(contentsOf: #","client_id":"#.utf8)
+            JSONWriter.appendString(clientID, to: &output)
+        }
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+
+    /// `{"event":"typing","channel":…,"user":…,"time":…}`
+    public static func typingEvent(channel: String, user: String, time: Int64) -> [UInt8] {
+        var output: [UInt8] = []
+        output.append(contentsOf: #"{"event":"typing","channel":"#.utf8)
+        JSONWriter.appendString(channel, to: &output)
+        output.append(contentsOf: #","user":"#.utf8)
+        JSONWriter.appendString(user, to: &output)
+        output.append(contentsOf: #","time":"#.utf8)
+        appendInteger(time, to: &output)
         output.append(UInt8(ascii: "}"))
         return output
     }
 
     /// A publication inside a `subscribe` or `history` result: the event's fields without
     /// `event`, `channel` and `epoch`, which the result states once.
-    public static func publicationObject(offset: UInt64, type: String, from: String?, data: String, time: Int64) -> JSONValue {
-        .object([
+    public static func publicationObject(
+        offset: UInt64, type: String, from: String?, data: String, time: Int64, clientID: String? = nil
+    ) -> JSONValue {
+        var members: [(String, JSONValue)] = [
             ("offset", .integer(offset)),
             ("type", .string(type)),
             ("from", from.map(JSONValue.string) ?? .null),
             ("data", .raw(data)),
             ("time", .integer(time)),
-        ])
+        ]
+        if let clientID { members.append(("client_id", .string(clientID))) }
+        return .object(members)
     }
 
     /// `{"event":"presence","user":…,"online":…,"time":…}`

@@ -222,7 +222,7 @@ final class CoreRunner: @unchecked Sendable {
             switch output {
             case .reply(let ref, let requestID, _):
                 replyUnavailable(ref, requestID)
-            case .deliver, .presenceChanged, .sessionAccepted, .verifyPassword:
+            case .deliver, .presenceChanged, .typing, .sessionAccepted, .verifyPassword:
                 break
             case .closeConnections, .authFailed:
                 route(output)
@@ -240,7 +240,8 @@ final class CoreRunner: @unchecked Sendable {
     private func refuse(_ request: CoreRequest) {
         switch request {
         case .signUp(let ref, let id, _, _, _, _, _, _), .beginLogin(let ref, let id, _, _, _), .logout(let ref, let id, _),
-             .publish(let ref, let id, _, _, _):
+             .publish(let ref, let id, _, _, _, _), .sendFriendRequest(let ref, let id, _, _), .markRead(let ref, let id, _, _),
+             .answerFriendRequest(let ref, let id, _, _), .cancelFriendRequest(let ref, let id, _), .removeFriend(let ref, let id, _):
             replyUnavailable(ref, id)
         case .serverPublish(let id, _, _, _):
             replyUnavailable(nil, id)
@@ -278,8 +279,10 @@ final class CoreRunner: @unchecked Sendable {
         case .deliver(let publication, let recipients):
             let text = ServerMessage.publicationEvent(
                 channel: publication.channel, epoch: publication.epoch, offset: publication.offset, type: publication.type,
-                from: publication.from, data: publication.data, time: publication.time)
+                from: publication.from, data: publication.data, time: publication.time, clientID: publication.clientID)
             fanOut(text, to: recipients)
+        case .typing(let channel, let user, let recipients):
+            fanOut(ServerMessage.typingEvent(channel: channel, user: user, time: WallClock.milliseconds()), to: recipients)
         case .presenceChanged(let user, let online, let recipients):
             fanOut(ServerMessage.presenceEvent(user: user, online: online, time: WallClock.milliseconds()), to: recipients)
         case .verifyPassword(let ref, let requestID, let username, let credentials, let password, let address):
@@ -344,7 +347,9 @@ extension CoreRequest {
     /// refused up front while storage refuses writes.
     var startsAWrite: Bool {
         switch self {
-        case .signUp, .beginLogin, .logout, .publish, .serverPublish: return true
+        case .signUp, .beginLogin, .logout, .publish, .serverPublish,
+             .sendFriendRequest, .answerFriendRequest, .cancelFriendRequest, .removeFriend, .markRead:
+            return true
         default: return false
         }
     }

@@ -223,12 +223,34 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
             runner.submit(.subscribe(ref, requestID: id, channel: channel, since: since.map { ChannelPosition(epoch: $0.epoch, offset: $0.offset) }), op: op)
         case .unsubscribe(let channel):
             runner.submit(.unsubscribe(ref, requestID: id, channel: channel), op: op)
-        case .publish(let channel, let type, let data):
-            runner.submit(.publish(ref, requestID: id, channel: channel, type: type, data: data), op: op)
+        case .publish(let channel, let type, let data, let clientID):
+            runner.submit(.publish(ref, requestID: id, channel: channel, type: type, data: data, clientID: clientID), op: op)
         case .history(let channel, let before, let limit):
             runner.submit(.history(ref, requestID: id, channel: channel, before: before, limit: limit), op: op)
         case .presence(let channel):
             runner.submit(.presence(ref, requestID: id, channel: channel), op: op)
+        case .userSearch(let prefix, let limit):
+            runner.submit(.searchUsers(ref, requestID: id, prefix: prefix, limit: limit), op: op)
+        case .friendRequest(let user, let message):
+            runner.submit(.sendFriendRequest(ref, requestID: id, user: user, message: message), op: op)
+        case .friendRequests:
+            runner.submit(.listFriendRequests(ref, requestID: id), op: op)
+        case .friendAccept(let user):
+            runner.submit(.answerFriendRequest(ref, requestID: id, user: user, accept: true), op: op)
+        case .friendDecline(let user):
+            runner.submit(.answerFriendRequest(ref, requestID: id, user: user, accept: false), op: op)
+        case .friendCancel(let user):
+            runner.submit(.cancelFriendRequest(ref, requestID: id, user: user), op: op)
+        case .friendRemove(let user):
+            runner.submit(.removeFriend(ref, requestID: id, user: user), op: op)
+        case .friends:
+            runner.submit(.listFriends(ref, requestID: id), op: op)
+        case .markRead(let channel, let offset):
+            runner.submit(.markRead(ref, requestID: id, channel: channel, offset: offset), op: op)
+        case .unread:
+            runner.submit(.unreadCounts(ref, requestID: id), op: op)
+        case .typing(let channel):
+            runner.submit(.typing(ref, requestID: id, channel: channel), op: op)
         }
     }
 

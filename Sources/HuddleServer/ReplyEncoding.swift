@@ -62,7 +62,34 @@ enum ReplyEncoding {
             return .object([("channel", .string(channel)), ("users", .array(users.map(JSONValue.string)))])
         case .disconnected(let count):
             return .object([("closed", number(count))])
+        case .done:
+            return .object([])
+        case .users(let usernames):
+            return .object([("users", .array(usernames.map(JSONValue.string)))])
+        case .friendRequestSent(let becameFriends):
+            return .object([("status", .string(becameFriends ? "friends" : "requested"))])
+        case .friendRequests(let incoming, let outgoing):
+            return .object([
+                ("incoming", .array(incoming.map { requestObject(user: $0.from, $0) })),
+                ("outgoing", .array(outgoing.map { requestObject(user: $0.to, $0) })),
+            ])
+        case .alreadyPublished(let epoch, let offset, let time):
+            return .object([("epoch", .string(epoch)), ("offset", number(offset)), ("time", number(time)), ("duplicate", .bool(true))])
+        case .readMarker(let channel, let read, let unread, let badge):
+            return .object([("channel", .string(channel)), ("read", number(read)), ("unread", number(unread)), ("badge", number(badge))])
+        case .unread(let rooms, let total):
+            let list = rooms.map { room -> JSONValue in
+                .object([("channel", .string(room.channel)), ("offset", number(room.offset)), ("read", number(room.read)), ("unread", number(room.unread))])
+            }
+            return .object([("rooms", .array(list)), ("total", number(total))])
+        case .friends(let list):
+            return .object([("friends", .array(list.map { .object([("username", .string($0.username)), ("online", .bool($0.online))]) }))])
         }
+    }
+
+    /// A request as its list shows it: `user` is the other side.
+    private static func requestObject(user: String, _ request: FriendRequest) -> JSONValue {
+        .object([("user", .string(user)), ("message", .string(request.message)), ("time", number(request.time))])
     }
 
     private static func userObject(_ user: UserInfo) -> JSONValue {
@@ -70,7 +97,9 @@ enum ReplyEncoding {
     }
 
     private static func publicationObject(_ publication: Publication) -> JSONValue {
-        ServerMessage.publicationObject(offset: publication.offset, type: publication.type, from: publication.from, data: publication.data, time: publication.time)
+        ServerMessage.publicationObject(
+            offset: publication.offset, type: publication.type, from: publication.from, data: publication.data, time: publication.time,
+            clientID: publication.clientID)
     }
 
     private static func number<Integer: BinaryInteger>(_ value: Integer) -> JSONValue { .number(String(value)) }

@@ -89,6 +89,14 @@ final class CoreHarness {
         handle(.publish(connection, requestID: "pub", channel: channel, type: type, data: data))
     }
 
+    /// Makes two existing users friends (chat rooms are written only between friends), as the
+    /// log would: through the command.
+    func makeFriends(_ first: String, _ second: String) {
+        let command = CoreCommand.acceptFriendRequest(from: first, to: second, time: time)
+        core.apply(command)
+        log.append(command)
+    }
+
     /// A fresh core that applied every command this one logged.
     func replayed() -> HuddleCore {
         let replica = HuddleCore(configuration: core.configuration)

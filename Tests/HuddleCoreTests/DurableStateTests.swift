@@ -45,8 +45,28 @@ import Testing
                 step(.subscribe(connections[name]!, requestID: "s\(round)", channel: channel, since: nil))
             case 7:
                 step(.history(connections[name]!, requestID: "h\(round)", channel: channel, before: nil, limit: 5))
+            case 8:
+                // Chat with client ids (every other one a retry) and read markers.
+                let clientID = "c\(round / 20)"
+                step(.publish(connections[name]!, requestID: "p\(round)", channel: "chat:alice~bob", type: "message", data: "1", clientID: clientID))
+                step(.markRead(connections[name]!, requestID: "m\(round)", channel: "chat:alice~bob", offset: UInt64(round / 3)))
             default:
                 step(.publish(connections[name]!, requestID: "p\(round)", channel: channel, type: "message", data: "\"\(name) \(round)\""))
+            }
+            if round == 20 {
+                // Friends: a request accepted, one crossing another, one declined and resent,
+                // one cancelled, one removal — each with its inbox notices.
+                step(.sendFriendRequest(connections["alice"]!, requestID: "f1", user: "bob", message: "hi \"bob\""))
+                step(.answerFriendRequest(connections["bob"]!, requestID: "f2", user: "alice", accept: true))
+                step(.sendFriendRequest(connections["carol"]!, requestID: "f3", user: "bob", message: ""))
+                step(.sendFriendRequest(connections["bob"]!, requestID: "f4", user: "carol", message: "me too"))
+                step(.sendFriendRequest(connections["carol"]!, requestID: "f5", user: "alice", message: "?"))
+                step(.answerFriendRequest(connections["alice"]!, requestID: "f6", user: "carol", accept: false))
+                step(.sendFriendRequest(connections["carol"]!, requestID: "f7", user: "alice", message: "again"))
+                step(.sendFriendRequest(connections["dave"]!, requestID: "f8", user: "alice", message: ""))
+                step(.cancelFriendRequest(connections["dave"]!, requestID: "f9", user: "alice"))
+                step(.sendFriendRequest(connections["dave"]!, requestID: "f10", user: "bob", message: "later"))
+                step(.removeFriend(connections["bob"]!, requestID: "f11", user: "carol"))
             }
             if round == 40 {
                 // bob logs in on a second device, logs the first out, and fails a login once.
@@ -87,10 +107,23 @@ import Testing
             case .revokeSessions: kinds.insert("revokeSessions")
             case .purgeExpiredSessions: kinds.insert("purgeExpiredSessions")
             case .publish(_, let from, _, _, _): kinds.insert(from == nil ? "serverPublish" : "publish")
+            case .sendFriendRequest: kinds.insert("sendFriendRequest")
+            case .acceptFriendRequest: kinds.insert("acceptFriendRequest")
+            case .dropFriendRequest: kinds.insert("dropFriendRequest")
+            case .removeFriend: kinds.insert("removeFriend")
+            case .publishWithClientID: kinds.insert("publishWithClientID")
+            case .markRead: kinds.insert("markRead")
             }
         }
-        #expect(kinds == ["signUp", "openSession", "revokeSessions", "purgeExpiredSessions", "publish", "serverPublish"])
         let state = harness.core.durableState
+        #expect(kinds == [
+            "signUp", "openSession", "revokeSessions", "purgeExpiredSessions", "publish", "serverPublish",
+            "sendFriendRequest", "acceptFriendRequest", "dropFriendRequest", "removeFriend", "publishWithClientID", "markRead",
+        ])
+        #expect(state.readMarkers.offset(of: "bob", in: "chat:alice~bob") > 0)
+        #expect(state.friendships.friends(of: "bob") == ["alice"])
+        #expect(state.friendships.incomingRequests(of: "alice").map(\.from) == ["carol"])
+        #expect(state.friendships.incomingRequests(of: "bob").map(\.from) == ["dave"])
         #expect(state.channels["room:lobby"].map { $0.retainedCount < Int($0.lastOffset) } == true)
         #expect(state.channels["chat:alice~bob"]?.retainedCount == 4)
         #expect(state.sessions[CoreHarness.tokenHash(4)] == nil)
@@ -191,6 +224,15 @@ import Testing
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(CoreDurableState.self, from: Data(tooManyPublications.utf8)) }
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(CoreDurableState.self, from: Data(duplicateUser.utf8)) }
         #expect(throws: Never.self) { try JSONDecoder().decode(CoreDurableState.self, from: Data(valid.utf8)) }
+        let channels = #""channels":{"createdCount":0,"channels":[]}"#
+        let request = #"{"from":"alice","to":"bob","message":"","time":1}"#
+        let repeatedFriendship = #"{"accounts":[],"sessions":[],\#(channels),"friendships":{"friendships":[["a","b"],["a","b"]],"requests":[]}}"#
+        let unorderedFriendship = #"{"accounts":[],"sessions":[],\#(channels),"friendships":{"friendships":[["b","a"]],"requests":[]}}"#
+        let repeatedRequest = #"{"accounts":[],"sessions":[],\#(channels),"friendships":{"friendships":[],"requests":[\#(request),\#(request)]}}"#
+        let requestBetweenFriends = #"{"accounts":[],"sessions":[],\#(channels),"friendships":{"friendships":[["alice","bob"]],"requests":[\#(request)]}}"#
+        for corrupt in [repeatedFriendship, unorderedFriendship, repeatedRequest, requestBetweenFriends] {
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(CoreDurableState.self, from: Data(corrupt.utf8)) }
+        }
     }
 }
 
@@ -203,6 +245,12 @@ import Testing
         .purgeExpiredSessions(tokenHashes: [[4]], time: 4),
         .publish(channel: "room:lobby", from: "alice", type: "message", data: "{\"text\":\"hi\"}", time: 5),
         .publish(channel: "inbox:alice", from: nil, type: "notice", data: "null", time: 6),
+        .sendFriendRequest(from: "alice", to: "bob", message: "hi", time: 7),
+        .acceptFriendRequest(from: "alice", to: "bob", time: 8),
+        .dropFriendRequest(from: "carol", to: "bob", time: 9),
+        .removeFriend(user: "bob", friend: "alice", time: 10),
+        .publishWithClientID(channel: "chat:alice~bob", from: "alice", type: "message", data: "1", clientID: "m-1", time: 11),
+        .markRead(user: "bob", channel: "chat:alice~bob", offset: 3, time: 12),
     ]
 
     @Test func commandsRoundTrip() throws {
@@ -221,5 +269,13 @@ import Testing
         #expect(revoke == #"{"revokeSessions":{"time":3,"tokenHashes":[[1,2],[3]],"username":"alice"}}"#)
         let openSession = String(decoding: try encoder.encode(Self.commands[1]), as: UTF8.self)
         #expect(openSession == #"{"openSession":{"session":{"expiresAt":20,"tokenHash":[3]},"time":2,"username":"alice"}}"#)
+        let request = String(decoding: try encoder.encode(Self.commands[6]), as: UTF8.self)
+        #expect(request == #"{"sendFriendRequest":{"from":"alice","message":"hi","time":7,"to":"bob"}}"#)
+        let once = String(decoding: try encoder.encode(Self.commands[10]), as: UTF8.self)
+        #expect(once == #"{"publishWithClientID":{"channel":"chat:alice~bob","clientID":"m-1","data":"1","from":"alice","time":11,"type":"message"}}"#)
+        let read = String(decoding: try encoder.encode(Self.commands[11]), as: UTF8.self)
+        #expect(read == #"{"markRead":{"channel":"chat:alice~bob","offset":3,"time":12,"user":"bob"}}"#)
+        let remove = String(decoding: try encoder.encode(Self.commands[9]), as: UTF8.self)
+        #expect(remove == #"{"removeFriend":{"friend":"alice","time":10,"user":"bob"}}"#)
     }
 }

@@ -61,6 +61,7 @@ import Testing
         let harness = CoreHarness()
         let (alice, _) = harness.signUp("alice")
         let (bob, _) = harness.signUp("bob")
+        harness.makeFriends("alice", "bob")
         _ = harness.subscribe(bob, "chat:alice~bob")
         let step = harness.publish(alice, "chat:alice~bob", "\"yo\"", type: "typing")
         guard case let .deliver(publication, recipients)? = step.outputs.last else {

@@ -203,7 +203,7 @@ import Testing
         let padded = "[" + String(repeating: " 1 ,", count: 5000) + " 1 ]"
         #expect(padded.utf8.count > limits.maxDataBytes)
         let compact = try Self.decode(#"{"id":"9","op":"publish","channel":"c","data":\#(padded)}"#, limits: limits).get()
-        guard case .publish(_, _, let data) = compact.operation else {
+        guard case .publish(_, _, let data, _) = compact.operation else {
             Issue.record("not a publish")
             return
         }

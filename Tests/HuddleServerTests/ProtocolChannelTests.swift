@@ -172,6 +172,11 @@ import Testing
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
         let (bob, _) = try ProtocolClient.signedUp("bob", port: server.port)
         let (carol, _) = try ProtocolClient.signedUp("carol", port: server.port)
+        // Chat rooms are written between friends (protocol.md, "Chat").
+        try alice.ok("friend_request", ["user": "bob"])
+        try bob.ok("friend_accept", ["user": "alice"])
+        _ = try alice.nextEvent("presence")
+        _ = try bob.nextEvent("presence")
         try alice.subscribe("chat:alice~bob")
         try bob.subscribe("chat:alice~bob")
         #expect(JSON.int(try alice.publish("chat:alice~bob", ["text": "hi bob"])["offset"]) == 1)

@@ -15,6 +15,13 @@ import Testing
         do {
             let (alice, token) = try ProtocolClient.signedUp("alice", port: server.port)
             aliceToken = token
+            if channel.hasPrefix("chat:") {
+                // Chat rooms are written between friends (protocol.md, "Chat").
+                try alice.ok("friend_request", ["user": "bob"])
+                try bob.ok("friend_accept", ["user": "alice"])
+                _ = try alice.nextEvent("presence")
+                _ = try bob.nextEvent("presence")
+            }
             try alice.subscribe(channel)
             _ = try bob.publishAll(channel, (1...3).map { ["n": $0] })
             let seen = try alice.publications(3)

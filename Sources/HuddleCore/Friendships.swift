@@ -1,0 +1,110 @@
+/// Who is friends with whom, and the friend requests still waiting for an answer (durable).
+///
+/// Friendship is mutual, so it is stored on both sides: `friends(of:)` is one lookup, which
+/// `loc:` authorization and presence announcements rely on. Pending requests are indexed by
+/// sender and by recipient so that both lists, and the "crossing request" check, are lookups.
+/// Coded as sorted lists (each friendship once, as an ordered pair), so equal states encode to
+/// equal bytes; the indexes are rebuilt when decoding.
+public struct Friendships: Sendable, Equatable {
+    private var friendsByUser: [Username: Set<Username>] = [:]
+    private var requestsBySender: [Username: [Username: FriendRequest]] = [:]
+    private var sendersByRecipient: [Username: Set<Username>] = [:]
+
+    public init() {}
+
+    public func friends(of user: Username) -> Set<Username> {
+        friendsByUser[user] ?? []
+    }
+
+    public func areFriends(_ first: Username, _ second: Username) -> Bool {
+        friendsByUser[first]?.contains(second) == true
+    }
+
+    public func request(from sender: Username, to recipient: Username) -> FriendRequest? {
+        requestsBySender[sender]?[recipient]
+    }
+
+    /// Requests the user received, newest first.
+    public func incomingRequests(of user: Username) -> [FriendRequest] {
+        (sendersByRecipient[user] ?? []).compactMap { requestsBySender[$0]?[user] }.sorted(by: FriendRequest.newestFirst)
+    }
+
+    /// Requests the user sent and nobody answered yet, newest first.
+    public func outgoingRequests(of user: Username) -> [FriendRequest] {
+        (requestsBySender[user]?.values).map { Array($0) }?.sorted(by: FriendRequest.newestFirst) ?? []
+    }
+
+    public var friendshipCount: Int { friendsByUser.values.reduce(0) { $0 + $1.count } / 2 }
+    public var requestCount: Int { requestsBySender.values.reduce(0) { $0 + $1.count } }
+
+    mutating func insert(_ request: FriendRequest) {
+        requestsBySender[request.from, default: [:]][request.to] = request
+        sendersByRecipient[request.to, default: []].insert(request.from)
+    }
+
+    /// Returns false if there was no such request.
+    @discardableResult
+    mutating func removeRequest(from sender: Username, to recipient: Username) -> Bool {
+        guard requestsBySender[sender]?.removeValue(forKey: recipient) != nil else { return false }
+        if requestsBySender[sender]?.isEmpty == true { requestsBySender[sender] = nil }
+        sendersByRecipient[recipient]?.remove(sender)
+        if sendersByRecipient[recipient]?.isEmpty == true { sendersByRecipient[recipient] = nil }
+        return true
+    }
+
+    /// Makes the two friends; any request between them, either way, is answered by it.
+    mutating func befriend(_ first: Username, _ second: Username) {
+        removeRequest(from: first, to: second)
+        removeRequest(from: second, to: first)
+        friendsByUser[first, default: []].insert(second)
+        friendsByUser[second, default: []].insert(first)
+    }
+
+    mutating func unfriend(_ first: Username, _ second: Username) {
+        for (user, friend) in [(first, second), (second, first)] {
+            friendsByUser[user]?.remove(friend)
+            if friendsByUser[user]?.isEmpty == true { friendsByUser[user] = nil }
+        }
+    }
+}
+
+extension Friendships: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case friendships, requests
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        for pair in try container.decode([[Username]].self, forKey: .friendships) {
+            guard pair.count == 2, pair[0] < pair[1], !areFriends(pair[0], pair[1]) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .friendships, in: container, debugDescription: "bad or repeated friendship \(pair)")
+            }
+            befriend(pair[0], pair[1])
+        }
+        for request in try container.decode([FriendRequest].self, forKey: .requests) {
+            guard request.from != request.to, self.request(from: request.from, to: request.to) == nil,
+                  !areFriends(request.from, request.to)
+            else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .requests, in: container, debugDescription: "bad or repeated request \(request.from) → \(request.to)")
+            }
+            insert(request)
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        var pairs: [[Username]] = []
+        for user in friendsByUser.keys.sorted() {
+            for friend in friendsByUser[user]!.sorted() where user < friend { pairs.append([user, friend]) }
+        }
+        try container.encode(pairs, forKey: .friendships)
+        var requests: [FriendRequest] = []
+        for sender in requestsBySender.keys.sorted() {
+            let bySender = requestsBySender[sender]!
+            for recipient in bySender.keys.sorted() { requests.append(bySender[recipient]!) }
+        }
+        try container.encode(requests, forKey: .requests)
+    }
+}

@@ -1,0 +1,138 @@
+/// Friends: user search, requests with a message, accept, decline, cancel, remove, and the
+/// friends list with presence (protocol.md, "Friends").
+///
+/// Every change is told to both sides through their inboxes (`inbox:USER`, `from: null`), so a
+/// user who was offline finds it there, and each of their devices learns what another did.
+extension HuddleCore {
+    static let maxSearchResults = 50
+
+    func searchUsers(_ connection: ConnectionRef, requestID: String, prefix: String, limit: Int, into step: inout CoreStep) {
+        guard let identity = signedInIdentity(connection, requestID, into: &step) else { return }
+        // Usernames are ASCII lowercase; folding the prefix the same way makes "Al" find "alice".
+        let canonical = String(decoding: prefix.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+        let found = usernames.search(prefix: canonical, limit: min(max(limit, 1), Self.maxSearchResults), excluding: identity.username)
+        reply(connection, requestID, .users(found), into: &step)
+    }
+
+    func sendFriendRequest(
+        _ connection: ConnectionRef, requestID: String, user: String, message: String, at time: Int64, into step: inout CoreStep
+    ) {
+        guard let identity = signedInIdentity(connection, requestID, into: &step),
+              let other = existingUser(user, connection, requestID, into: &step)
+        else { return }
+        let me = identity.username
+        let friendships = durableState.friendships
+        guard other != me else {
+            return fail(connection, requestID, CoreError(.selfRequest, "you cannot befriend yourself"), into: &step)
+        }
+        guard !friendships.areFriends(me, other) else {
+            return fail(connection, requestID, CoreError(.alreadyFriends, "you and \(other) are friends already"), into: &step)
+        }
+        guard friendships.request(from: me, to: other) == nil else {
+            return fail(connection, requestID, CoreError(.alreadyRequested, "you asked \(other) already"), into: &step)
+        }
+        if friendships.request(from: other, to: me) != nil {
+            // Both asked: the second request is the first one's answer.
+            befriend(requester: other, accepter: me, at: time, into: &step)
+            return reply(connection, requestID, .friendRequestSent(becameFriends: true), into: &step)
+        }
+        record(.sendFriendRequest(from: me, to: other, message: message, time: time), into: &step)
+        let notice = JSONText.object([("from", JSONText.string(me)), ("to", JSONText.string(other)), ("message", JSONText.string(message))])
+        publishNotice(to: other, type: "friend_request", data: notice, at: time, into: &step)
+        publishNotice(to: me, type: "friend_request", data: notice, at: time, into: &step)
+        reply(connection, requestID, .friendRequestSent(becameFriends: false), into: &step)
+    }
+
+    func listFriendRequests(_ connection: ConnectionRef, requestID: String, into step: inout CoreStep) {
+        guard let identity = signedInIdentity(connection, requestID, into: &step) else { return }
+        let friendships = durableState.friendships
+        reply(connection, requestID, .friendRequests(
+            incoming: friendships.incomingRequests(of: identity.username),
+            outgoing: friendships.outgoingRequests(of: identity.username)
+        ), into: &step)
+    }
+
+    func answerFriendRequest(
+        _ connection: ConnectionRef, requestID: String, user: String, accept: Bool, at time: Int64, into step: inout CoreStep
+    ) {
+        guard let identity = signedInIdentity(connection, requestID, into: &step),
+              let requester = existingUser(user, connection, requestID, into: &step)
+        else { return }
+        guard durableState.friendships.request(from: requester, to: identity.username) != nil else {
+            return fail(connection, requestID, CoreError(.noRequest, "\(requester) has not asked you"), into: &step)
+        }
+        if accept {
+            befriend(requester: requester, accepter: identity.username, at: time, into: &step)
+        } else {
+            drop(from: requester, to: identity.username, noticeType: "friend_declined", at: time, into: &step)
+        }
+        reply(connection, requestID, .done, into: &step)
+    }
+
+    func cancelFriendRequest(_ connection: ConnectionRef, requestID: String, user: String, at time: Int64, into step: inout CoreStep) {
+        guard let identity = signedInIdentity(connection, requestID, into: &step),
+              let recipient = existingUser(user, connection, requestID, into: &step)
+        else { return }
+        guard durableState.friendships.request(from: identity.username, to: recipient) != nil else {
+            return fail(connection, requestID, CoreError(.noRequest, "you have not asked \(recipient)"), into: &step)
+        }
+        drop(from: identity.username, to: recipient, noticeType: "friend_cancelled", at: time, into: &step)
+        reply(connection, requestID, .done, into: &step)
+    }
+
+    func removeFriend(_ connection: ConnectionRef, requestID: String, user: String, at time: Int64, into step: inout CoreStep) {
+        guard let identity = signedInIdentity(connection, requestID, into: &step),
+              let friend = existingUser(user, connection, requestID, into: &step)
+        else { return }
+        let me = identity.username
+        guard durableState.friendships.areFriends(me, friend) else {
+            return fail(connection, requestID, CoreError(.notFriends, "you and \(friend) are not friends"), into: &step)
+        }
+        record(.removeFriend(user: me, friend: friend, time: time), into: &step)
+        // Reading a loc: channel needs the friendship: live subscriptions that relied on it end.
+        for (reader, owner) in [(me, friend), (friend, me)] {
+            for readerConnection in connections.connections(of: reader) {
+                subscriptions.remove(readerConnection, from: "loc:" + owner)
+            }
+        }
+        let notice = JSONText.object([("user", JSONText.string(me)), ("friend", JSONText.string(friend))])
+        publishNotice(to: friend, type: "friend_removed", data: notice, at: time, into: &step)
+        publishNotice(to: me, type: "friend_removed", data: notice, at: time, into: &step)
+        reply(connection, requestID, .done, into: &step)
+    }
+
+    func listFriends(_ connection: ConnectionRef, requestID: String, into step: inout CoreStep) {
+        guard let identity = signedInIdentity(connection, requestID, into: &step) else { return }
+        let list = friends(of: identity.username).sorted().map { FriendStatus(username: $0, online: isOnline($0)) }
+        reply(connection, requestID, .friends(list), into: &step)
+    }
+
+    /// Records the friendship, tells both inboxes, and — since presence is only told to
+    /// friends — tells each side's live connections whether the other is online now.
+    private func befriend(requester: Username, accepter: Username, at time: Int64, into step: inout CoreStep) {
+        record(.acceptFriendRequest(from: requester, to: accepter, time: time), into: &step)
+        let notice = JSONText.object([("from", JSONText.string(requester)), ("to", JSONText.string(accepter))])
+        publishNotice(to: requester, type: "friend_accepted", data: notice, at: time, into: &step)
+        publishNotice(to: accepter, type: "friend_accepted", data: notice, at: time, into: &step)
+        for (user, friend) in [(requester, accepter), (accepter, requester)] where isOnline(user) {
+            let recipients = connections.connections(of: friend)
+            if !recipients.isEmpty { step.outputs.append(.presenceChanged(user: user, online: true, to: recipients)) }
+        }
+    }
+
+    private func drop(from sender: Username, to recipient: Username, noticeType: String, at time: Int64, into step: inout CoreStep) {
+        record(.dropFriendRequest(from: sender, to: recipient, time: time), into: &step)
+        let notice = JSONText.object([("from", JSONText.string(sender)), ("to", JSONText.string(recipient))])
+        publishNotice(to: recipient, type: noticeType, data: notice, at: time, into: &step)
+        publishNotice(to: sender, type: noticeType, data: notice, at: time, into: &step)
+    }
+
+    /// The canonical name of an existing account, or nil having replied `user_not_found`.
+    private func existingUser(_ text: String, _ connection: ConnectionRef, _ requestID: String, into step: inout CoreStep) -> Username? {
+        guard let username = UsernameRules.canonical(text), durableState.accounts[username] != nil else {
+            fail(connection, requestID, CoreError(.userNotFound, "no user \(text)"), into: &step)
+            return nil
+        }
+        return username
+    }
+}
