@@ -110,6 +110,10 @@ run_target() {
     set +e
     # No -fork/-jobs: one core at a time. The reader-level invariants are fatalError()s, which
     # libFuzzer reports as a deadly signal with the message above the stack.
+    # The Swift runtime's own crash backtracer must stay out of the way: under ASan it trips a
+    # false stack-buffer-underflow and then hangs, holding the log pipe open. libFuzzer and ASan
+    # print the stack and write the reproducer themselves.
+    SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=no}" \
     ASAN_OPTIONS="${ASAN_OPTIONS:-symbolize=1:detect_leaks=1}" \
     "$build/$file" \
         -max_total_time="$seconds" \
@@ -144,7 +148,7 @@ run_target() {
         echo "   replay: $build/$file ${artifact:-<file>}"
         summary+=("$name: FAILED (exit $rc) ${artifact:-}")
     else
-        summary+=("$name: ok, ${execs:-?} execs, ${rate:-?} exec/s, corpus $units files, ${done_line#*DONE   }")
+        summary+=("$name: ok, ${execs:-?} execs, ${rate:-?} exec/s, corpus $units files ($bytes bytes); ${done_line#*DONE }")
     fi
 }
 
