@@ -3,10 +3,11 @@
 #
 #   fuzz/run.sh [frame|inflater|http|protocol|all] [seconds]     default: all, 600 s per target
 #
-# Each target is its codec's sources (Sources/HuddleWebSocket/*.swift; Sources/HuddleProtocol/*.swift
-# for protocol) plus fuzz/<Target>.swift compiled into one module with -sanitize=fuzzer,address,
-# the CHuddleShims C module handed over through a module map written into .build-fuzz/, and linked with OpenSSL and zlib. Runs go one after another
-# (never in parallel), each on .build-fuzz/corpus-<target>, seeded from fuzz/seeds/<target>/.
+# Each target is its codec's sources (Sources/HuddleWebSocket/*.swift, or for protocol
+# Sources/HuddleProtocol/*.swift) plus fuzz/<Target>.swift compiled into one module with
+# -sanitize=fuzzer,address, the CHuddleShims C module handed over through a module map written
+# into .build-fuzz/, and linked with OpenSSL and zlib. Runs go one after another (never in
+# parallel), each on .build-fuzz/corpus-<target>, seeded from fuzz/seeds/<target>/.
 # Extra libFuzzer flags: FUZZ_FLAGS="-max_len=65536 ..." fuzz/run.sh inflater 60
 # Build only: fuzz/run.sh <target> 0
 #
