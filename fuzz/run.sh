@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets in fuzz/ (see fuzz/README.md).
 #
-#   fuzz/run.sh [frame|inflater|http|all] [seconds]     default: all, 600 s per target
+#   fuzz/run.sh [frame|inflater|http|protocol|all] [seconds]     default: all, 600 s per target
 #
-# Each target is Sources/HuddleWebSocket/*.swift plus fuzz/<Target>.swift compiled into one
-# module with -sanitize=fuzzer,address, the CHuddleShims C module handed over through a module
-# map written into .build-fuzz/, and linked with OpenSSL and zlib. Runs go one after another
-# (never in parallel), each on .build-fuzz/corpus-<target>, seeded from fuzz/seeds/<target>/.
+# Each target is its codec's sources (Sources/HuddleWebSocket/*.swift, or for protocol
+# Sources/HuddleProtocol/*.swift) plus fuzz/<Target>.swift compiled into one module with
+# -sanitize=fuzzer,address, the CHuddleShims C module handed over through a module map written
+# into .build-fuzz/, and linked with OpenSSL and zlib. Runs go one after another (never in
+# parallel), each on .build-fuzz/corpus-<target>, seeded from fuzz/seeds/<target>/.
 # Extra libFuzzer flags: FUZZ_FLAGS="-max_len=65536 ..." fuzz/run.sh inflater 60
 # Build only: fuzz/run.sh <target> 0
 #
@@ -19,7 +20,7 @@ root="$(cd "$here/.." && pwd)"
 build="$root/.build-fuzz"
 
 usage() {
-    echo "usage: fuzz/run.sh [frame|inflater|http|all] [seconds]" >&2
+    echo "usage: fuzz/run.sh [frame|inflater|http|protocol|all] [seconds]" >&2
     exit 2
 }
 
@@ -34,6 +35,14 @@ swift_file() {
         frame) echo FrameDecoderFuzzer ;;
         inflater) echo InflaterFuzzer ;;
         http) echo HTTPParserFuzzer ;;
+        protocol) echo RequestDecoderFuzzer ;;
+    esac
+}
+# name -> the module whose sources the target is built with.
+source_module() {
+    case "$1" in
+        protocol) echo HuddleProtocol ;;
+        *) echo HuddleWebSocket ;;
     esac
 }
 max_len() {
@@ -41,14 +50,16 @@ max_len() {
         frame) echo 8192 ;;
         inflater) echo 8192 ;;
         http) echo 12288 ;;
+        protocol) echo 8192 ;;
     esac
 }
 
 case "$which_target" in
-    all) targets=(frame inflater http) ;;
+    all) targets=(frame inflater http protocol) ;;
     frame | FrameDecoderFuzzer) targets=(frame) ;;
     inflater | InflaterFuzzer) targets=(inflater) ;;
     http | HTTPParserFuzzer) targets=(http) ;;
+    protocol | RequestDecoderFuzzer) targets=(protocol) ;;
     *) usage ;;
 esac
 
@@ -87,7 +98,7 @@ build_target() {
     "$swiftc" -parse-as-library -sanitize=fuzzer,address -O -g ${linker[@]+"${linker[@]}"} \
         -module-name "$file" \
         -I "$build/modules" \
-        "$root"/Sources/HuddleWebSocket/*.swift "$here/$file.swift" \
+        "$root"/Sources/"$(source_module "$name")"/*.swift "$here/$file.swift" \
         "$build/shims.o" -lssl -lcrypto -lz \
         -o "$build/$file"
 }

@@ -18,19 +18,33 @@ public enum JSONParser {
             Result { () throws(JSONError) -> JSONValue in try parse(raw, maxDepth: maxDepth) }
         }.get()
     }
+
+    /// Parses like `parse`, except that the value of the top-level object's members named
+    /// `compactedMember` comes back as `.raw` holding its compact serialization, written while
+    /// parsing instead of built as a tree and written afterwards (a publication's `data`). The
+    /// accepted inputs and the errors are the same as `parse`'s.
+    static func parse(
+        _ bytes: UnsafeRawBufferPointer, maxDepth: Int, compactingTopLevelMember compactedMember: StaticString
+    ) throws(JSONError) -> JSONValue {
+        var parser = JSONDocumentParser(bytes: bytes, maxDepth: maxDepth, compactedMember: compactedMember)
+        return try parser.parseDocument()
+    }
 }
 
 /// The cursor over one document's bytes.
 struct JSONDocumentParser {
     let bytes: UnsafeRawBufferPointer
     let maxDepth: Int
+    /// The top-level member whose value is compacted rather than built (see `JSONParser`).
+    let compactedMember: StaticString?
     var index = 0
     /// Holds a string's decoded bytes while it has escapes; unused by escape-free strings.
     var scratch: [UInt8] = []
 
-    init(bytes: UnsafeRawBufferPointer, maxDepth: Int) {
+    init(bytes: UnsafeRawBufferPointer, maxDepth: Int, compactedMember: StaticString? = nil) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.compactedMember = compactedMember
     }
 
     mutating func parseDocument() throws(JSONError) -> JSONValue {
@@ -41,90 +55,92 @@ struct JSONDocumentParser {
     }
 
     /// Parses one value, containers included, with an explicit stack of the open containers.
-    /// Each open array or object collects its elements in its own array on a stack; closing it
+    /// Each open array or object collects its elements in its own array on the stack; closing it
     /// moves that array into the value handed to the container around it.
     mutating func parseValue() throws(JSONError) -> JSONValue {
-        var openIsObject: [Bool] = []
-        var openArrays: [[JSONValue]] = []
-        var openObjects: [[(String, JSONValue)]] = []
-        // For each open object, the key whose value is being parsed.
-        var pendingKeys: [String] = []
+        var open: [OpenContainer] = []
 
         nextValue: while true {
             var value: JSONValue
             skipWhitespace()
-            guard index < bytes.count else { throw endOfInput("a value") }
-            switch bytes[index] {
-            case UInt8(ascii: "{"):
-                guard openIsObject.count < maxDepth else { throw .tooDeep }
-                index &+= 1
-                skipWhitespace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            if open.count == 1, open[0].isObject, let compactedMember,
+                hasCodeUnits(open[0].pendingKey, of: compactedMember)
+            {
+                value = .raw(try parseCompactValue(depth: 1))
+            } else {
+                guard index < bytes.count else { throw endOfInput("a value") }
+                switch bytes[index] {
+                case UInt8(ascii: "{"):
+                    guard open.count < maxDepth else { throw .tooDeep }
                     index &+= 1
-                    value = .object([])
-                } else {
-                    pendingKeys.append(try parseKeyAndColon())
-                    openIsObject.append(true)
-                    openObjects.append([])
-                    continue nextValue
-                }
-            case UInt8(ascii: "["):
-                guard openIsObject.count < maxDepth else { throw .tooDeep }
-                index &+= 1
-                skipWhitespace()
-                if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                    skipWhitespace()
+                    if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                        index &+= 1
+                        value = .object([])
+                    } else {
+                        let key = try parseKeyAndColon()
+                        if open.isEmpty { open.reserveCapacity(4) }
+                        open.append(OpenContainer(objectWithFirstKey: key))
+                        continue nextValue
+                    }
+                case UInt8(ascii: "["):
+                    guard open.count < maxDepth else { throw .tooDeep }
                     index &+= 1
-                    value = .array([])
-                } else {
-                    openIsObject.append(false)
-                    openArrays.append([])
-                    continue nextValue
+                    skipWhitespace()
+                    if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                        index &+= 1
+                        value = .array([])
+                    } else {
+                        if open.isEmpty { open.reserveCapacity(4) }
+                        open.append(OpenContainer(array: ()))
+                        continue nextValue
+                    }
+                case UInt8(ascii: "\""):
+                    index &+= 1
+                    value = .string(try parseStringBody())
+                case UInt8(ascii: "t"):
+                    try expectLiteral("true")
+                    value = .bool(true)
+                case UInt8(ascii: "f"):
+                    try expectLiteral("false")
+                    value = .bool(false)
+                case UInt8(ascii: "n"):
+                    try expectLiteral("null")
+                    value = .null
+                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    value = .number(try parseNumber())
+                default:
+                    throw unexpectedByte("where a value should start")
                 }
-            case UInt8(ascii: "\""):
-                index &+= 1
-                value = .string(try parseStringBody())
-            case UInt8(ascii: "t"):
-                try expectLiteral("true")
-                value = .bool(true)
-            case UInt8(ascii: "f"):
-                try expectLiteral("false")
-                value = .bool(false)
-            case UInt8(ascii: "n"):
-                try expectLiteral("null")
-                value = .null
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                value = .number(try parseNumber())
-            default:
-                throw unexpectedByte("where a value should start")
             }
 
             // Hand the value to the innermost open container; every container that ends right
             // after it becomes in turn the value for the one around it.
-            while let isObject = openIsObject.last {
+            while let innermost = open.indices.last {
+                let isObject = open[innermost].isObject
                 skipWhitespace()
                 guard index < bytes.count else { throw endOfInput(isObject ? "',' or '}'" : "',' or ']'") }
                 let separator = bytes[index]
                 if isObject {
-                    openObjects[openObjects.count &- 1].append((pendingKeys.removeLast(), value))
+                    open[innermost].members.append((open[innermost].pendingKey, value))
                     if separator == UInt8(ascii: ",") {
                         index &+= 1
                         skipWhitespace()
-                        pendingKeys.append(try parseKeyAndColon())
+                        open[innermost].pendingKey = try parseKeyAndColon()
                         continue nextValue
                     }
                     guard separator == UInt8(ascii: "}") else { throw unexpectedByte("where ',' or '}' should be") }
-                    value = .object(openObjects.removeLast())
+                    value = .object(open.removeLast().members)
                 } else {
-                    openArrays[openArrays.count &- 1].append(value)
+                    open[innermost].elements.append(value)
                     if separator == UInt8(ascii: ",") {
                         index &+= 1
                         continue nextValue
                     }
                     guard separator == UInt8(ascii: "]") else { throw unexpectedByte("where ',' or ']' should be") }
-                    value = .array(openArrays.removeLast())
+                    value = .array(open.removeLast().elements)
                 }
                 index &+= 1
-                openIsObject.removeLast()
             }
             return value
         }
@@ -155,7 +171,7 @@ struct JSONDocumentParser {
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
+    mutating func expectLiteral(_ literal: StaticString) throws(JSONError) {
         let start = index
         for offset in 0..<literal.utf8CodeUnitCount {
             guard index < bytes.count else { throw endOfInput("'\(literal)'") }
@@ -166,8 +182,15 @@ struct JSONDocumentParser {
         }
     }
 
-    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, returned as written.
     private mutating func parseNumber() throws(JSONError) -> String {
+        let start = index
+        try skipNumber()
+        // Only ASCII digits, signs, '.', 'e' and 'E' got here: always valid UTF-8.
+        return UTF8Validation.string(fromValidUTF8: UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+    }
+
+    /// Moves past `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    mutating func skipNumber() throws(JSONError) {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index &+= 1 }
         guard index < bytes.count else { throw endOfInput("a digit") }
@@ -191,8 +214,6 @@ struct JSONDocumentParser {
             }
             try expectDigits()
         }
-        // Only ASCII digits, signs, '.', 'e' and 'E' got here: always valid UTF-8.
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
     }
 
     private mutating func expectDigits() throws(JSONError) {
@@ -222,5 +243,26 @@ struct JSONDocumentParser {
     private func hex(_ byte: UInt8) -> String {
         let digits = Array("0123456789abcdef")
         return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    }
+}
+
+/// An array or object the parser is inside, with what it has collected so far. Modified in
+/// place on the parser's stack (`open[innermost].members.append`), so nothing is copied.
+private struct OpenContainer {
+    let isObject: Bool
+    var elements: [JSONValue] = []
+    var members: [(String, JSONValue)] = []
+    /// The key of the member whose value is being parsed (objects only).
+    var pendingKey = ""
+
+    init(array: Void) {
+        isObject = false
+    }
+
+    init(objectWithFirstKey key: String) {
+        isObject = true
+        pendingKey = key
+        // Room for a typical request's members, so they do not regrow 1, 2, 4, 8.
+        members.reserveCapacity(8)
     }
 }

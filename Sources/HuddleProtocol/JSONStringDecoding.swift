@@ -9,18 +9,35 @@ extension JSONDocumentParser {
     /// closing quote.
     mutating func parseStringBody() throws(JSONError) -> String {
         let start = index
-        // The OR of every byte scanned: its high bits say whether the run was all ASCII.
+        if let content = try scanEscapeFreeStringBody() {
+            return UTF8Validation.string(fromValidUTF8: content)
+        }
+        return try parseEscapedStringBody(from: start)
+    }
+
+    /// Scans a string whose opening quote has been consumed. When it has no escapes, returns
+    /// its content (checked to be UTF-8) and leaves the cursor after the closing quote; when it
+    /// has, returns nil with the cursor at the first backslash.
+    mutating func scanEscapeFreeStringBody() throws(JSONError) -> UnsafeRawBufferPointer? {
+        let start = index
+        // The OR of every word scanned: its high bits say whether the string may be non-ASCII.
+        // (It may include a few bytes past the closing quote; they only cost a needless check.)
         var highBits: UInt64 = 0
         while true {
-            while index &+ 8 <= bytes.count {
-                let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if Self.mayEndRun(word) { break }
-                highBits |= word
-                index &+= 8
+            if let offset = skipToRunEnd(orInto: &highBits) {
+                index &+= offset
+            } else {
+                guard index < bytes.count else {
+                    throw .syntax("unterminated string starting at byte \(start &- 1)")
+                }
+                let byte = bytes[index]
+                highBits |= UInt64(byte)
+                if byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+                    index &+= 1
+                    continue
+                }
             }
-            guard index < bytes.count else {
-                throw .syntax("unterminated string starting at byte \(start &- 1)")
-            }
+            // At a quote, a backslash or a control character.
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let content = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
@@ -30,49 +47,61 @@ extension JSONDocumentParser {
                         throw .syntax("invalid UTF-8 in string starting at byte \(start &- 1)")
                     }
                 }
-                return String(decoding: content, as: UTF8.self)
+                return content
             }
-            if byte == UInt8(ascii: "\\") {
-                return try parseEscapedStringBody(from: start)
-            }
-            guard byte >= 0x20 else { throw controlCharacter() }
-            highBits |= UInt64(byte)
-            index &+= 1
+            guard byte == UInt8(ascii: "\\") else { throw controlCharacter() }
+            return nil
         }
     }
 
+    /// Scans whole words from the cursor for the end of an unescaped run. Returns the offset
+    /// from the cursor of the first quote, backslash or control character when one turns up in
+    /// a word (leaving the cursor at that word), or nil when fewer than eight bytes remain before
+    /// one is found (the cursor then at the first byte not yet scanned).
+    @inline(__always)
+    private mutating func skipToRunEnd(orInto highBits: inout UInt64) -> Int? {
+        while index &+ 8 <= bytes.count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            highBits |= word
+            let stops = Self.runEnds(in: word)
+            if stops != 0 { return stops.trailingZeroBitCount &>> 3 }
+            index &+= 8
+        }
+        return nil
+    }
+
     /// Continues a string at its first backslash, decoding into `scratch`.
-    private mutating func parseEscapedStringBody(from start: Int) throws(JSONError) -> String {
+    mutating func parseEscapedStringBody(from start: Int) throws(JSONError) -> String {
         scratch.removeAll(keepingCapacity: true)
         var runStart = start
+        var unusedHighBits: UInt64 = 0
         while true {
-            while index &+ 8 <= bytes.count,
-                !Self.mayEndRun(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            {
-                index &+= 8
-            }
-            guard index < bytes.count else {
-                throw .syntax("unterminated string starting at byte \(start &- 1)")
+            if let offset = skipToRunEnd(orInto: &unusedHighBits) {
+                index &+= offset
+            } else {
+                guard index < bytes.count else {
+                    throw .syntax("unterminated string starting at byte \(start &- 1)")
+                }
+                let byte = bytes[index]
+                if byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+                    index &+= 1
+                    continue
+                }
             }
             let byte = bytes[index]
+            scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
             if byte == UInt8(ascii: "\"") {
-                scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
                 index &+= 1
                 // Escapes always decode to whole, valid characters, so checking the assembled
                 // bytes is the same as checking each raw run: a run's broken sequence cannot be
                 // completed by an escape, whose bytes never start with a continuation byte.
                 let valid = scratch.withUnsafeBytes { UTF8Validation.isValid($0) }
                 guard valid else { throw .syntax("invalid UTF-8 in string starting at byte \(start &- 1)") }
-                return String(decoding: scratch, as: UTF8.self)
+                return scratch.withUnsafeBytes { UTF8Validation.string(fromValidUTF8: $0) }
             }
-            if byte == UInt8(ascii: "\\") {
-                scratch.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
-                try decodeEscape()
-                runStart = index
-                continue
-            }
-            guard byte >= 0x20 else { throw controlCharacter() }
-            index &+= 1
+            guard byte == UInt8(ascii: "\\") else { throw controlCharacter() }
+            try decodeEscape()
+            runStart = index
         }
     }
 
@@ -158,12 +187,13 @@ extension JSONDocumentParser {
         .syntax("unescaped control character 0x\(String(bytes[index], radix: 16)) in string at byte \(index)")
     }
 
-    /// Whether `word` (eight string bytes) may hold a quote, a backslash or a control character.
-    /// Exact about whether one is there, not about where: the byte loop finds it. The tests are
-    /// the classic "has zero byte" / "has byte less than n" bit tricks, which never fire for
-    /// bytes with the high bit set, so UTF-8 text goes through eight bytes at a time too.
+    /// Marks, in `word` (eight string bytes, the first in the low byte), the bytes that end an
+    /// unescaped run: a quote, a backslash or a control character. These are the classic "has
+    /// zero byte" / "has byte less than n" bit tricks; a borrow can mark a byte above a real
+    /// match, never below one, so the lowest mark is always exact. Bytes with the high bit set
+    /// are never marked, so UTF-8 text goes eight bytes at a time too.
     @inline(__always)
-    static func mayEndRun(_ word: UInt64) -> Bool {
+    static func runEnds(in word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quotes = word ^ (ones &* 0x22)
@@ -171,6 +201,6 @@ extension JSONDocumentParser {
         let hasQuote = (quotes &- ones) & ~quotes
         let hasBackslash = (backslashes &- ones) & ~backslashes
         let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl) & highs != 0
+        return (hasQuote | hasBackslash | hasControl) & highs
     }
 }

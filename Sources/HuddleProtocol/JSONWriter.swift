@@ -55,26 +55,32 @@ public enum JSONWriter {
             let bytes = UnsafeRawBufferPointer(utf8)
             var runStart = 0
             var index = 0
-            while index < bytes.count {
-                if index &+ 8 <= bytes.count,
-                    !JSONDocumentParser.mayEndRun(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                {
+            while true {
+                // Find the next byte to escape: a word at a time, then byte by byte at the end.
+                while index &+ 8 <= bytes.count {
+                    let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                    let stops = JSONDocumentParser.runEnds(in: word)
+                    if stops != 0 {
+                        index &+= stops.trailingZeroBitCount &>> 3
+                        break
+                    }
                     index &+= 8
-                    continue
                 }
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                    index &+= 1
-                    continue
-                }
+                while index < bytes.count, !needsEscape(bytes[index]) { index &+= 1 }
+                guard index < bytes.count else { break }
                 output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
-                appendEscape(for: byte, to: &output)
+                appendEscape(for: bytes[index], to: &output)
                 index &+= 1
                 runStart = index
             }
             output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    @inline(__always)
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
     private static func appendEscape(for byte: UInt8, to output: inout [UInt8]) {

@@ -9,27 +9,29 @@ struct RequestArguments {
     /// Carried into every error, so the reply can be matched to its request.
     let id: String?
 
-    /// The first member named `name`, as `JSONValue`'s subscript finds it.
-    func value(_ name: String) -> JSONValue? {
-        for (key, value) in members where sameCodeUnits(key, name) {
+    /// The first member named `name`, as `JSONValue`'s subscript finds it. Names are the
+    /// protocol's ASCII field names, compared byte for byte with each key: a `String`
+    /// comparison per member used to be most of a request's lookup cost.
+    func value(_ name: StaticString) -> JSONValue? {
+        for (key, value) in members where hasCodeUnits(key, of: name) {
             return value
         }
         return nil
     }
 
-    func string(_ name: String) throws(RequestError) -> String {
+    func string(_ name: StaticString) throws(RequestError) -> String {
         guard let value = value(name) else { throw badRequest("\(name) is required") }
         guard case .string(let string) = value else { throw badRequest("\(name) must be a string") }
         return string
     }
 
-    func optionalString(_ name: String) throws(RequestError) -> String? {
+    func optionalString(_ name: StaticString) throws(RequestError) -> String? {
         guard let value = value(name), value != .null else { return nil }
         guard case .string(let string) = value else { throw badRequest("\(name) must be a string") }
         return string
     }
 
-    func optionalBool(_ name: String) throws(RequestError) -> Bool? {
+    func optionalBool(_ name: StaticString) throws(RequestError) -> Bool? {
         guard let value = value(name), value != .null else { return nil }
         guard case .bool(let bool) = value else { throw badRequest("\(name) must be true or false") }
         return bool
@@ -48,10 +50,11 @@ struct RequestArguments {
     func publicationType() throws(RequestError) -> String {
         guard let type = try optionalString("type") else { return "message" }
         let utf8 = type.utf8
-        let allowed = utf8.allSatisfy { byte in
+        let isAllowed = { (byte: UInt8) -> Bool in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
         }
+        let allowed = utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isAllowed) } ?? utf8.allSatisfy(isAllowed)
         guard (1...32).contains(utf8.count), allowed else {
             throw badRequest("type must be 1 to 32 characters from a-z, 0-9, '_' and '.'")
         }
@@ -62,14 +65,20 @@ struct RequestArguments {
     /// compact form and no longer than `maxBytes`.
     func publicationData(maxBytes: Int) throws(RequestError) -> String {
         guard let data = value("data") else { throw badRequest("data is required") }
-        var serialized: [UInt8] = []
-        JSONWriter.append(data, to: &serialized)
-        guard serialized.count <= maxBytes else {
+        let serialized: String
+        if case .raw(let compacted) = data {
+            // Already written while parsing (`RequestDecoder.parseObject`).
+            serialized = compacted
+        } else {
+            serialized = JSONWriter.serialize(data)
+        }
+        let size = serialized.utf8.count
+        guard size <= maxBytes else {
             throw RequestError(
                 id: id, code: RequestErrorCode.payloadTooLarge,
-                message: "data is \(serialized.count) bytes serialized, over the limit of \(maxBytes)")
+                message: "data is \(size) bytes serialized, over the limit of \(maxBytes)")
         }
-        return String(decoding: serialized, as: UTF8.self)
+        return serialized
     }
 
     func badRequest(_ message: String) -> RequestError {

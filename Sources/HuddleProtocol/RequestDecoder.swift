@@ -20,7 +20,8 @@ public enum RequestDecoder {
         bytes.withUnsafeBytes { decode($0, limits: limits) }
     }
 
-    /// The members of the top-level object. When the document is too deep and `recoverID` is
+    /// The members of the top-level object, `data` already in compact form (as `.raw`). When
+    /// the document is too deep and `recoverID` is
     /// set, the error still carries the top-level `id` if a light scan can find it, so a client
     /// that sent an over-nested publication can match the refusal to its request.
     static func parseObject(
@@ -28,7 +29,7 @@ public enum RequestDecoder {
     ) throws(RequestError) -> [(String, JSONValue)] {
         let root: JSONValue
         do {
-            root = try JSONParser.parse(bytes, maxDepth: limits.maxDepth)
+            root = try JSONParser.parse(bytes, maxDepth: limits.maxDepth, compactingTopLevelMember: "data")
         } catch {
             switch error {
             case .tooDeep:

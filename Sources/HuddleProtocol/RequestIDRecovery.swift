@@ -14,7 +14,7 @@ enum RequestIDRecovery {
             parser.skipWhitespace()
             guard let key = try? parser.parseKeyAndColon() else { return nil }
             parser.skipWhitespace()
-            if sameCodeUnits(key, "id") {
+            if hasCodeUnits(key, of: "id") {
                 // The first `id` decides, as in a full decode.
                 guard parser.consume(UInt8(ascii: "\"")), let id = try? parser.parseStringBody(),
                     RequestDecoder.isValidID(id, limits: limits)

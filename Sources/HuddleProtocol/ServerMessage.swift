@@ -8,9 +8,9 @@ public enum ServerMessage {
     /// `{"id":…,"ok":true,"result":…}`
     public static func success(id: String, result: JSONValue) -> [UInt8] {
         var output: [UInt8] = []
-        output.append(contentsOf: #"{"id":"#.utf8)
+        appendLiteral(#"{"id":"#, to: &output)
         JSONWriter.appendString(id, to: &output)
-        output.append(contentsOf: #","ok":true,"result":"#.utf8)
+        appendLiteral(#","ok":true,"result":"#, to: &output)
         JSONWriter.append(result, to: &output)
         output.append(UInt8(ascii: "}"))
         return output
@@ -20,21 +20,21 @@ public enum ServerMessage {
     public static func failure(id: String?, code: String, message: String, retryAfterMilliseconds: Int64? = nil) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(64 &+ code.utf8.count &+ message.utf8.count &+ (id?.utf8.count ?? 0))
-        output.append(contentsOf: #"{"id":"#.utf8)
+        appendLiteral(#"{"id":"#, to: &output)
         if let id {
             JSONWriter.appendString(id, to: &output)
         } else {
-            output.append(contentsOf: "null".utf8)
+            appendLiteral("null", to: &output)
         }
-        output.append(contentsOf: #","ok":false,"error":{"code":"#.utf8)
+        appendLiteral(#","ok":false,"error":{"code":"#, to: &output)
         JSONWriter.appendString(code, to: &output)
-        output.append(contentsOf: #","message":"#.utf8)
+        appendLiteral(#","message":"#, to: &output)
         JSONWriter.appendString(message, to: &output)
         if let retryAfterMilliseconds {
-            output.append(contentsOf: #","retry_after_ms":"#.utf8)
+            appendLiteral(#","retry_after_ms":"#, to: &output)
             appendInteger(retryAfterMilliseconds, to: &output)
         }
-        output.append(contentsOf: "}}".utf8)
+        appendLiteral("}}", to: &output)
         return output
     }
 
@@ -48,23 +48,23 @@ public enum ServerMessage {
         output.reserveCapacity(
             128 &+ channel.utf8.count &+ epoch.utf8.count &+ type.utf8.count &+ (from?.utf8.count ?? 0)
                 &+ data.utf8.count)
-        output.append(contentsOf: #"{"event":"publication","channel":"#.utf8)
+        appendLiteral(#"{"event":"publication","channel":"#, to: &output)
         JSONWriter.appendString(channel, to: &output)
-        output.append(contentsOf: #","epoch":"#.utf8)
+        appendLiteral(#","epoch":"#, to: &output)
         JSONWriter.appendString(epoch, to: &output)
-        output.append(contentsOf: #","offset":"#.utf8)
+        appendLiteral(#","offset":"#, to: &output)
         appendInteger(offset, to: &output)
-        output.append(contentsOf: #","type":"#.utf8)
+        appendLiteral(#","type":"#, to: &output)
         JSONWriter.appendString(type, to: &output)
-        output.append(contentsOf: #","from":"#.utf8)
+        appendLiteral(#","from":"#, to: &output)
         if let from {
             JSONWriter.appendString(from, to: &output)
         } else {
-            output.append(contentsOf: "null".utf8)
+            appendLiteral("null", to: &output)
         }
-        output.append(contentsOf: #","data":"#.utf8)
+        appendLiteral(#","data":"#, to: &output)
         output.append(contentsOf: data.utf8)
-        output.append(contentsOf: #","time":"#.utf8)
+        appendLiteral(#","time":"#, to: &output)
         appendInteger(time, to: &output)
         if let clientID {
             output.append(contentsOf: #","client_id":"#.utf8)
@@ -106,9 +106,9 @@ public enum ServerMessage {
     /// `{"event":"presence","user":…,"online":…,"time":…}`
     public static func presenceEvent(user: String, online: Bool, time: Int64) -> [UInt8] {
         var output: [UInt8] = []
-        output.append(contentsOf: #"{"event":"presence","user":"#.utf8)
+        appendLiteral(#"{"event":"presence","user":"#, to: &output)
         JSONWriter.appendString(user, to: &output)
-        output.append(contentsOf: online ? #","online":true,"time":"#.utf8 : #","online":false,"time":"#.utf8)
+        appendLiteral(online ? #","online":true,"time":"# : #","online":false,"time":"#, to: &output)
         appendInteger(time, to: &output)
         output.append(UInt8(ascii: "}"))
         return output
@@ -117,13 +117,13 @@ public enum ServerMessage {
     /// `{"event":"session","user":{"username":…,"email":…},"expires_at":…,"time":…}`
     public static func sessionEvent(username: String, email: String, expiresAt: Int64, time: Int64) -> [UInt8] {
         var output: [UInt8] = []
-        output.append(contentsOf: #"{"event":"session","user":{"username":"#.utf8)
+        appendLiteral(#"{"event":"session","user":{"username":"#, to: &output)
         JSONWriter.appendString(username, to: &output)
-        output.append(contentsOf: #","email":"#.utf8)
+        appendLiteral(#","email":"#, to: &output)
         JSONWriter.appendString(email, to: &output)
-        output.append(contentsOf: #"},"expires_at":"#.utf8)
+        appendLiteral(#"},"expires_at":"#, to: &output)
         appendInteger(expiresAt, to: &output)
-        output.append(contentsOf: #","time":"#.utf8)
+        appendLiteral(#","time":"#, to: &output)
         appendInteger(time, to: &output)
         output.append(UInt8(ascii: "}"))
         return output
@@ -132,14 +132,21 @@ public enum ServerMessage {
     /// `{"event":"auth_failed","error":{"code":…,"message":…},"time":…}`
     public static func authFailedEvent(code: String, message: String, time: Int64) -> [UInt8] {
         var output: [UInt8] = []
-        output.append(contentsOf: #"{"event":"auth_failed","error":{"code":"#.utf8)
+        appendLiteral(#"{"event":"auth_failed","error":{"code":"#, to: &output)
         JSONWriter.appendString(code, to: &output)
-        output.append(contentsOf: #","message":"#.utf8)
+        appendLiteral(#","message":"#, to: &output)
         JSONWriter.appendString(message, to: &output)
-        output.append(contentsOf: #"},"time":"#.utf8)
+        appendLiteral(#"},"time":"#, to: &output)
         appendInteger(time, to: &output)
         output.append(UInt8(ascii: "}"))
         return output
+    }
+
+    /// Appends a fixed piece of JSON: from the binary's constant bytes, with no `String` to
+    /// walk (appending a literal's `utf8` view cost more than the memcpy).
+    @inline(__always)
+    private static func appendLiteral(_ literal: StaticString, to output: inout [UInt8]) {
+        output.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// Writes an integer in decimal without going through a `String`.
