@@ -86,7 +86,7 @@ private func checkDecode(_ input: UnsafeRawBufferPointer, limits: ProtocolLimits
     case .success(let request):
         check(!tooDeepForLimits, "decoded a message the parser finds too deep")
         check(request.id == topLevelID, "request id \(request.id) is not the message's id \(String(describing: topLevelID))")
-        if case .publish(_, _, let data) = request.operation {
+        if case .publish(_, _, let data, _) = request.operation {
             check(data.utf8.count <= limits.maxDataBytes, "data of \(data.utf8.count) bytes passed the limit")
             let dataValue: JSONValue
             do {

@@ -34,7 +34,7 @@ final class DurableServer: @unchecked Sendable {
     private init(_ arguments: [String], dataDirectory: URL, fileSizeBlocks: Int?) throws {
         self.dataDirectory = dataDirectory
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-log-\(UUID().uuidString).txt")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let all = Self.baseArguments(dataDirectory: dataDirectory) + arguments
         if let blocks = fileSizeBlocks {
             // exec keeps the pid: the Process's pid is the server's, so SIGKILL reaches it.
