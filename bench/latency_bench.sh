@@ -21,12 +21,12 @@ if [ -z "$STATE" ]; then
   python3 bench/gen_state.py "$STATE"
 fi
 
-for interval in 3600 1; do
+for interval in ${INTERVALS:-3600 1}; do
   rm -rf "$WORK/data"; cp -a "$STATE" "$WORK/data"
   "$BIN" --host 127.0.0.1 --port 0 --threads 2 --kdf-iterations 1000 --fsync always \
     --snapshot-interval "$interval" --data-dir "$WORK/data" 2>"$WORK/server.log" &
   PID=$!
-  until grep -q 'url=ws://' "$WORK/server.log"; do kill -0 "$PID"; sleep 0.05; done
+  until grep -q "url=ws://" "$WORK/server.log"; do kill -0 "$PID" 2>/dev/null || { echo "server exited:"; cat "$WORK/server.log"; exit 1; }; sleep 0.05; done
   PORT=$(grep -o 'url=ws://127.0.0.1:[0-9]*' "$WORK/server.log" | head -1 | sed 's/.*://')
   echo "== --snapshot-interval $interval"
   "$PY" bench/publish_latency.py "ws://127.0.0.1:$PORT" --seconds "$SECONDS_RUN" --pid "$PID" --label "interval-$interval"

@@ -44,24 +44,32 @@ class SnapshotSampler(threading.Thread):
         super().__init__(daemon=True)
         self.pid = pid
         self.active = []  # (start, end) of sample intervals in which the thread ran
+        self.core = []  # (time, on-CPU seconds) of the core thread, every sample
         self.stop = False
         self.tid = None
 
-    def find(self):
+    def find(self, name="huddle-snapshot"):
         for tid in os.listdir("/proc/%d/task" % self.pid):
             try:
                 with open("/proc/%d/task/%s/comm" % (self.pid, tid)) as f:
-                    if f.read().strip() == "huddle-snapshot":
+                    if f.read().strip() == name:
                         return tid
             except OSError:
                 pass
         return None
+
+    def core_cpu(self, start, end):
+        """Seconds the core thread spent on a CPU between two moments (by samples)."""
+        inside = [cpu for t, cpu in self.core if start <= t <= end]
+        return (max(inside) - min(inside)) if len(inside) > 1 else 0.0
 
     def run(self):
         self.tid = self.find()
         if self.tid is None:
             return
         path = "/proc/%d/task/%s/schedstat" % (self.pid, self.tid)
+        core_tid = self.find("huddle-core")
+        core_path = "/proc/%d/task/%s/schedstat" % (self.pid, core_tid) if core_tid else None
         last_time = time.monotonic()
         with open(path) as f:
             last_cpu = int(f.read().split()[0])
@@ -73,6 +81,12 @@ class SnapshotSampler(threading.Thread):
             except OSError:
                 return
             now = time.monotonic()
+            if core_path:
+                try:
+                    with open(core_path) as f:
+                        self.core.append((now, int(f.read().split()[0]) / 1e9))
+                except OSError:
+                    pass
             if cpu != last_cpu:
                 self.active.append((last_time, now))
             last_time, last_cpu = now, cpu
@@ -159,6 +173,16 @@ async def main():
         busy = sum(end - start for start, end in intervals)
         result.update({"during_snapshot": percentiles(during), "outside_snapshot": percentiles(outside),
                        "snapshot_thread_busy_fraction": round(busy / wall, 3)})
+        # Where the slowest publishes fall: seconds after the start of the snapshot run they
+        # overlap (a run starts where the thread wakes after > 0.5 s idle).
+        starts = [a for k, (a, b) in enumerate(intervals) if k == 0 or a - intervals[k - 1][1] > 0.5]
+        slowest = sorted(samples, key=lambda s: s[0] - s[1])[:8]
+        result["slowest"] = [
+            {"ms": round((end - start) * 1000, 1),
+             "s_after_snapshot_start": round(start - max([t for t in starts if t <= end] or [float("nan")]), 3),
+             "core_thread_cpu_ms": round(sampler.core_cpu(start, end) * 1000, 1)}
+            for start, end in slowest]
+        result["snapshot_starts"] = len(starts)
     print(json.dumps(result))
 
 

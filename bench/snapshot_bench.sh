@@ -11,7 +11,8 @@
 #    later; its duration and size come from the server's "snapshot written" line. A second
 #    snapshot follows. Then SIGKILL (not SIGTERM: see bench/README.md).
 # 3. The server starts again, now from the newest snapshot (start-up time #2).
-# Prints the figures; keeps nothing unless KEEP=1.
+# STATE=DIR copies an already generated state instead. Prints the figures; keeps nothing unless
+# KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-.build/release/huddle}
@@ -24,18 +25,27 @@ trap '[ "${KEEP:-0}" = 1 ] || rm -rf "$WORK"; [ -n "${PID:-}" ] && kill -9 "$PID
 
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 rss() { awk '/^VmRSS|^VmHWM/ {printf "%s %d MiB  ", $1, $2/1024}' "/proc/$1/status"; }
+HZ=$(getconf CLK_TCK)
+# CPU seconds (user + system) of a process, or of its thread named $2.
+cpu() {
+  local stat=/proc/$1/stat
+  if [ -n "${2:-}" ]; then
+    for t in /proc/$1/task/*; do [ "$(cat "$t/comm")" = "$2" ] && stat=$t/stat; done
+  fi
+  awk -v hz="$HZ" '{printf "%.1f", ($14 + $15) / hz}' "$stat"
+}
 
-# start LOGFILE ARGS…: starts the server, waits until it listens; sets PID, prints the time taken.
+# start LOGFILE ARGS…: starts the server, waits until it listens; sets PID and STARTUP_MS.
 start() {
   local log=$1; shift
   local t0; t0=$(ms)
-  "$BIN" --host 127.0.0.1 --port 0 --threads 2 --kdf-iterations 1000 --data-dir "$DATA" "$@" 2>"$log" &
+  "$BIN" --host 127.0.0.1 --port 0 --threads 2 --kdf-iterations 1000 --data-dir "$DATA" "$@" >/dev/null 2>"$log" &
   PID=$!
   until grep -q 'url=ws://' "$log"; do
     kill -0 "$PID" 2>/dev/null || { cat "$log"; exit 1; }
     sleep 0.01
   done
-  echo "$(( $(ms) - t0 )) ms"
+  STARTUP_MS=$(( $(ms) - t0 ))
 }
 
 wait_for() {  # LOGFILE PATTERN COUNT
@@ -45,22 +55,27 @@ wait_for() {  # LOGFILE PATTERN COUNT
   done
 }
 
-echo "== generating $USERS users, $MESSAGES messages over $CHANNELS chat channels"
-python3 bench/gen_state.py "$DATA" --users "$USERS" --messages "$MESSAGES" --channels "$CHANNELS"
+if [ -n "${STATE:-}" ]; then
+  echo "== copying the state in $STATE"
+  cp -a "$STATE" "$DATA"
+else
+  echo "== generating $USERS users, $MESSAGES messages over $CHANNELS chat channels"
+  python3 bench/gen_state.py "$DATA" --users "$USERS" --messages "$MESSAGES" --channels "$CHANNELS"
+fi
 "$BIN" data inspect --data-dir "$DATA" | head -3
 
 echo "== start-up replaying the whole log"
-sync; echo "time to listening: $(start "$WORK/run1.log" --snapshot-interval 1)"
+sync; start "$WORK/run1.log" --snapshot-interval 1; echo "time to listening: $STARTUP_MS ms, process CPU $(cpu "$PID") s"
 grep -E 'recovered' "$WORK/run1.log" | sed 's/^[^ ]* //'
 echo "memory after start: $(rss "$PID")"
 wait_for "$WORK/run1.log" '] snapshot written' 2
 grep -E '] snapshot written' "$WORK/run1.log" | sed 's/^[^ ]* //'
-echo "memory after two snapshots: $(rss "$PID")"
+echo "memory after two snapshots: $(rss "$PID"); snapshot thread CPU for both: $(cpu "$PID" huddle-snapshot) s"
 kill -9 "$PID"; wait "$PID" 2>/dev/null || true; PID=
 "$BIN" data inspect --data-dir "$DATA"
 
 echo "== start-up from the snapshot"
-sync; echo "time to listening: $(start "$WORK/run2.log" --snapshot-interval 3600)"
+sync; start "$WORK/run2.log" --snapshot-interval 3600; echo "time to listening: $STARTUP_MS ms, process CPU $(cpu "$PID") s"
 grep -E 'loaded snapshot|recovered' "$WORK/run2.log" | sed 's/^[^ ]* //'
 echo "memory after start: $(rss "$PID")"
 kill -9 "$PID"; wait "$PID" 2>/dev/null || true; PID=

@@ -25,7 +25,7 @@ for fsync in always everysec; do
   "$BIN" --host 127.0.0.1 --port 0 --threads 2 --kdf-iterations 1000 --fsync "$fsync" \
     --data-dir "$WORK/data" 2>"$WORK/server.log" &
   PID=$!
-  until grep -q 'url=ws://' "$WORK/server.log"; do kill -0 "$PID"; sleep 0.05; done
+  until grep -q "url=ws://" "$WORK/server.log"; do kill -0 "$PID" 2>/dev/null || { echo "server exited:"; cat "$WORK/server.log"; exit 1; }; sleep 0.05; done
   PORT=$(grep -o 'url=ws://127.0.0.1:[0-9]*' "$WORK/server.log" | head -1 | sed 's/.*://')
   before=$(ticks "$PID"); t0=$(date +%s%N)
   result=$("$PY" bench/throughput.py "ws://127.0.0.1:$PORT" --connections "$CONNECTIONS" --procs 2 \
