@@ -89,20 +89,26 @@ import Testing
         // 16 connections keep the core busy, so the turn that starts a snapshot has requests in it.
         let writers = try CrashWriters(writers: 16)
         defer { writers.terminate() }
-        let server = try await DurableServer.start(["--snapshot-interval", "1"], dataDirectory: data)
-        try writers.point(at: server)
-        try await writers.awaitProgress(server)
-        // Two background snapshots under load, then a kill: start-up uses the newest of them.
-        let deadline = Date().addingTimeInterval(15)
-        while server.logText.components(separatedBy: "] snapshot written").count - 1 < 2, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        var logs: [String] = []
+        // Three times: a background snapshot under load, a kill soon after it, a restart that
+        // loads it and replays the log after it.
+        for _ in 1...3 {
+            let server = try await DurableServer.start(["--snapshot-interval", "1"], dataDirectory: data)
+            try writers.point(at: server)
+            try await writers.awaitProgress(server)
+            let deadline = Date().addingTimeInterval(15)
+            while !server.logText.contains("] snapshot written"), Date() < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            server.kill9()
+            try writers.pointNowhere()
+            logs.append(server.logText)
         }
-        try await Task.sleep(for: .milliseconds(100))
-        server.kill9()
-        try writers.pointNowhere()
         let restarted = try await DurableServer.start(["--snapshot-interval", "3600"], dataDirectory: data)
         #expect(restarted.logText.contains("loaded snapshot"), "\(restarted.logText)")
         try writers.point(at: restarted)
+        try await writers.awaitProgress(restarted)
         _ = try await writers.finish()
         let result = try await writers.check(restarted)
         #expect(try await restarted.stop() == 0)
@@ -110,7 +116,7 @@ import Testing
             try? FileManager.default.removeItem(at: data)
             writers.removeFiles()
         } else {
-            print("kept for inspection: data \(data.path), journals \(writers.work.path); first server's log:\n\(server.logText)")
+            print("kept for inspection: data \(data.path), journals \(writers.work.path); server logs:\n\(logs.joined(separator: "\n---\n"))")
         }
     }
 }

@@ -264,6 +264,9 @@ async def check(args) -> int:
                         problems.append("%s: acknowledged message %d is missing" % (channel, n))
                     elif n in in_doubt:
                         totals["in_doubt_present" if n in seen else "in_doubt_absent"] += 1
+    if args.all_problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
     result = {"ok": not problems, **totals, "problems": problems[:50], "problem_count": len(problems)}
     print(json.dumps(result))
     return 0 if not problems else 1
@@ -283,6 +286,7 @@ def main() -> int:
     c.add_argument("--state-dir", required=True)
     c.add_argument("--prefix", required=True)
     c.add_argument("--writers", type=int, default=4)
+    c.add_argument("--all-problems", action="store_true", help="every problem to stderr, not only the first 50")
     args = parser.parse_args()
     return asyncio.run(run_writers(args) if args.command == "write" else check(args))
 
