@@ -5,7 +5,11 @@ import Testing
 /// moments and restarted on the same data directory; at the end every acknowledged publish is
 /// stored exactly once, at the offset its reply named, with the exact data sent, offsets are
 /// contiguous, and nothing else is there but (at most once, intact) publishes whose reply the
-/// crash swallowed. `HUDDLE_CRASH_KILLS` (default 20) sets the number of kills.
+/// crash swallowed. `HUDDLE_CRASH_KILLS` (default 20) sets the number of kills; the long run is
+///
+///     HUDDLE_CRASH_KILLS=200 swift test --filter acknowledgedPublishesSurviveRepeatedKills
+///
+/// (`HUDDLE_TEST_BINARY=.build/release/huddle` runs the durability tests against another build).
 @Suite struct DurabilityCrashTests {
     static var kills: Int { Int(ProcessInfo.processInfo.environment["HUDDLE_CRASH_KILLS"] ?? "") ?? 20 }
 

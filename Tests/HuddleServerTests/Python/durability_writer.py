@@ -98,6 +98,16 @@ async def request(ws, counter, op, **args):
             return message
 
 
+async def read_request(ws, counter, op, **args):
+    """A read (or login) for the checker: over the server's rate limit, wait and ask again."""
+    while True:
+        reply = await request(ws, counter, op, **args)
+        error = reply.get("error") or {}
+        if error.get("code") != "rate_limited":
+            return reply
+        await asyncio.sleep(error.get("retry_after_ms", 50) / 1000)
+
+
 async def authenticate(ws, counter, journal, prefix, writer):
     name = username(prefix, writer)
     password = "pw-%s-secret" % name
@@ -196,12 +206,12 @@ async def check(args) -> int:
             name = username(args.prefix, i)
             reply = None
             if journal.token:
-                reply = await request(ws, counter, "auth", token=journal.token)
+                reply = await read_request(ws, counter, "auth", token=journal.token)
                 if not reply.get("ok"):
                     problems.append("writer %d: its acknowledged session token was refused: %r" % (i, reply))
                     reply = None
             if reply is None:
-                reply = await request(ws, counter, "login", login=name, password="pw-%s-secret" % name)
+                reply = await read_request(ws, counter, "login", login=name, password="pw-%s-secret" % name)
             if not reply.get("ok"):
                 problems.append("writer %d: cannot authenticate: %r" % (i, reply))
                 continue
@@ -217,7 +227,7 @@ async def check(args) -> int:
                     query = {"channel": channel, "limit": 100}
                     if before is not None:
                         query["before"] = before
-                    reply = await request(ws, counter, "history", **query)
+                    reply = await read_request(ws, counter, "history", **query)
                     if not reply.get("ok"):
                         problems.append("%s: history failed: %r" % (channel, reply))
                         break
