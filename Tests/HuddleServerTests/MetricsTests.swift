@@ -132,6 +132,9 @@ struct PrometheusText {
         for client in clients { _ = try client.ok("ping") }
         let during = try PrometheusText.fetch(port: server.port)
         #expect((during.value("huddle_connections") ?? 0) - before == 3)
+        // The three WebSockets; this /metrics request itself is an "other" connection.
+        #expect(during.value("huddle_connections", ["state": "websocket"]) == 3)
+        #expect((during.value("huddle_connections", ["state": "other"]) ?? 0) >= 1)
         clients.removeAll()
         // Counted attempts, not a wall-clock deadline: on a busy machine a sleeping test may
         // resume late, and it must still look again before giving up.
