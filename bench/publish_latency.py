@@ -24,6 +24,8 @@ import time
 
 from websockets.asyncio.client import connect
 
+from huddle_session import Session
+
 
 def percentiles(values):
     if not values:
@@ -107,21 +109,9 @@ def overlaps(intervals, start, end):
 async def publisher(url, index, tag, rate, deadline, samples, errors):
     name = "lat%s%d" % (tag, index)
     async with connect(url + "/v1", subprotocols=["huddle.v1"], compression=None) as ws:
-        counter = 0
-
-        async def request(op, **args):
-            nonlocal counter
-            counter += 1
-            rid = str(counter)
-            await ws.send(json.dumps(dict(id=rid, op=op, **args)))
-            while True:
-                message = json.loads(await ws.recv())
-                if message.get("id") == rid:
-                    return message
-
-        reply = await request("signup", username=name, email=name + "@example.com", password="pw-%s-secret" % name)
-        if not reply.get("ok"):
-            raise RuntimeError("signup: %r" % reply)
+        session = Session(ws)
+        request = session.request
+        await session.signup(name)
         interval = 1.0 / rate
         scheduled = time.monotonic() + random.random() * interval
         n = 0

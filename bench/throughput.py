@@ -22,24 +22,14 @@ import time
 
 from websockets.asyncio.client import connect
 
+from huddle_session import Session
+
 
 async def connection(url, name, start_at, measure_from, measure_to, counts):
     async with connect(url + "/v1", subprotocols=["huddle.v1"], compression=None, max_queue=None) as ws:
-        counter = 0
-
-        async def request(op, **args):
-            nonlocal counter
-            counter += 1
-            rid = str(counter)
-            await ws.send(json.dumps(dict(id=rid, op=op, **args)))
-            while True:
-                message = json.loads(await ws.recv())
-                if message.get("id") == rid:
-                    return message
-
-        reply = await request("signup", username=name, email=name + "@example.com", password="pw-%s-secret" % name)
-        if not reply.get("ok"):
-            raise RuntimeError("signup: %r" % reply)
+        session = Session(ws)
+        request = session.request
+        await session.signup(name)
         await asyncio.sleep(max(0, start_at - time.time()))
         channel = "room:" + name
         n = 0
