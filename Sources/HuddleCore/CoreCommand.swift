@@ -34,4 +34,14 @@ public enum CoreCommand: Codable, Sendable, Equatable {
     case publishWithClientID(channel: String, from: Username?, type: String, data: String, clientID: String, time: Int64)
     /// `user` has read `channel` up to `offset` (never backwards: `handle` only logs advances).
     case markRead(user: Username, channel: String, offset: UInt64, time: Int64)
+
+    // Feed.
+
+    // Push.
+
+    // Activities.
+
+    // Places.
+
+    // Memories.
 }

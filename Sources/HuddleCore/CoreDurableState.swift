@@ -12,13 +12,27 @@ public struct CoreDurableState: Sendable, Equatable, Codable {
     public internal(set) var channels = Channels()
     public internal(set) var friendships = Friendships()
     public internal(set) var readMarkers = ReadMarkers()
+    // Feed.
+    // Push.
+    // Activities.
+    // Places.
+    // Memories.
 
     public init() {}
 }
 
 extension CoreDurableState {
     private enum CodingKeys: String, CodingKey {
-        case accounts, sessions, channels, friendships, readMarkers
+        case accounts
+        case sessions
+        case channels
+        case friendships
+        case readMarkers
+        // Feed.
+        // Push.
+        // Activities.
+        // Places.
+        // Memories.
     }
 
     /// Parts added after the first release are optional when decoding, so a snapshot written
@@ -30,6 +44,11 @@ extension CoreDurableState {
         channels = try container.decode(Channels.self, forKey: .channels)
         friendships = try container.decodeIfPresent(Friendships.self, forKey: .friendships) ?? Friendships()
         readMarkers = try container.decodeIfPresent(ReadMarkers.self, forKey: .readMarkers) ?? ReadMarkers()
+        // Feed.
+        // Push.
+        // Activities.
+        // Places.
+        // Memories.
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -39,5 +58,10 @@ extension CoreDurableState {
         try container.encode(channels, forKey: .channels)
         try container.encode(friendships, forKey: .friendships)
         try container.encode(readMarkers, forKey: .readMarkers)
+        // Feed.
+        // Push.
+        // Activities.
+        // Places.
+        // Memories.
     }
 }

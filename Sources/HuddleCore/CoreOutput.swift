@@ -20,4 +20,14 @@ public enum CoreOutput: Sendable, Equatable {
     /// A header or subprotocol token was refused: push `auth_failed` and close with 4001.
     /// The core has already forgotten the connection.
     case authFailed(ConnectionRef, CoreError)
+
+    // Feed.
+
+    // Push.
+
+    // Activities.
+
+    // Places.
+
+    // Memories.
 }

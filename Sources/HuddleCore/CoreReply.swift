@@ -30,4 +30,14 @@ public enum CoreReply: Sendable, Equatable {
     case readMarker(channel: String, read: UInt64, unread: UInt64, badge: UInt64)
     /// `unread`: rooms sorted by channel name; `total` is the badge.
     case unread(rooms: [RoomUnread], total: UInt64)
+
+    // Feed.
+
+    // Push.
+
+    // Activities.
+
+    // Places.
+
+    // Memories.
 }

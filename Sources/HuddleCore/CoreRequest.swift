@@ -56,6 +56,16 @@ public enum CoreRequest: Sendable {
     /// Ephemeral: never stored or logged.
     case typing(ConnectionRef, requestID: String, channel: String)
 
+    // Feed.
+
+    // Push.
+
+    // Activities.
+
+    // Places.
+
+    // Memories.
+
     // Connection lifecycle.
 
     case connectionOpened(ConnectionRef, address: String)

@@ -98,6 +98,16 @@ public final class HuddleCore {
             unreadCounts(connection, requestID: requestID, into: &step)
         case let .typing(connection, requestID, channel):
             typing(connection, requestID: requestID, channel: channel, into: &step)
+        // Feed.
+
+        // Push.
+
+        // Activities.
+
+        // Places.
+
+        // Memories.
+
         case let .connectionOpened(connection, address):
             _ = connections.open(connection, address: address)
         case let .connectionClosed(connection):
@@ -137,6 +147,16 @@ public final class HuddleCore {
                 to: channel, namespace: ChannelNamespace(prefixOf: channel), from: from, type: type, data: data, clientID: clientID, time: time)
         case let .markRead(user, channel, offset, _):
             durableState.readMarkers.advance(user, in: channel, to: offset)
+
+        // Feed.
+
+        // Push.
+
+        // Activities.
+
+        // Places.
+
+        // Memories.
         }
     }
 

@@ -32,6 +32,15 @@ public enum Operation: Sendable, Equatable {
     case unread
     case typing(channel: String)
 
+    // Feed.
+
+    // Push.
+
+    // Activities.
+
+    // Places.
+
+    // Memories.
     /// The op as it is spelled on the wire, for metrics labels and logs.
     public var name: String {
         switch self {
@@ -57,6 +66,11 @@ public enum Operation: Sendable, Equatable {
         case .markRead: return "mark_read"
         case .unread: return "unread"
         case .typing: return "typing"
+        // Feed.
+        // Push.
+        // Activities.
+        // Places.
+        // Memories.
         }
     }
 }

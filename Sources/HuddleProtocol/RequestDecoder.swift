@@ -126,6 +126,11 @@ public enum RequestDecoder {
             return .unread
         case "typing":
             return .typing(channel: try arguments.string("channel"))
+        // Feed.
+        // Push.
+        // Activities.
+        // Places.
+        // Memories.
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"

@@ -224,6 +224,11 @@ final class CoreRunner: @unchecked Sendable {
                 replyUnavailable(ref, requestID)
             case .deliver, .presenceChanged, .typing, .sessionAccepted, .verifyPassword:
                 break
+            // Feed.
+            // Push.
+            // Activities.
+            // Places.
+            // Memories.
             case .closeConnections, .authFailed:
                 route(output)
             }
@@ -243,6 +248,11 @@ final class CoreRunner: @unchecked Sendable {
              .publish(let ref, let id, _, _, _, _), .sendFriendRequest(let ref, let id, _, _), .markRead(let ref, let id, _, _),
              .answerFriendRequest(let ref, let id, _, _), .cancelFriendRequest(let ref, let id, _), .removeFriend(let ref, let id, _):
             replyUnavailable(ref, id)
+        // Feed.
+        // Push.
+        // Activities.
+        // Places.
+        // Memories.
         case .serverPublish(let id, _, _, _):
             replyUnavailable(nil, id)
         default:
@@ -297,6 +307,11 @@ final class CoreRunner: @unchecked Sendable {
             let text = ServerMessage.authFailedEvent(code: error.code.rawValue, message: error.message, time: WallClock.milliseconds())
             outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .signInOutcome(accepted: false)))
             outbox[ref.loop].append(.close(serial: ref.serial, code: 4001, reason: error.code.rawValue))
+        // Feed.
+        // Push.
+        // Activities.
+        // Places.
+        // Memories.
         }
     }
 

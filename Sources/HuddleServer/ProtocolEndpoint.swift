@@ -251,6 +251,11 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
             runner.submit(.unreadCounts(ref, requestID: id), op: op)
         case .typing(let channel):
             runner.submit(.typing(ref, requestID: id, channel: channel), op: op)
+        // Feed.
+        // Push.
+        // Activities.
+        // Places.
+        // Memories.
         }
     }
 

@@ -84,6 +84,12 @@ enum ReplyEncoding {
             return .object([("rooms", .array(list)), ("total", number(total))])
         case .friends(let list):
             return .object([("friends", .array(list.map { .object([("username", .string($0.username)), ("online", .bool($0.online))]) }))])
+
+        // Feed.
+        // Push.
+        // Activities.
+        // Places.
+        // Memories.
         }
     }
 

@@ -61,5 +61,15 @@ public struct ServerConfiguration: Sendable {
     /// How long a graceful shutdown waits for clients to answer the close handshake.
     public var shutdownGraceMilliseconds: Int = 3_000
 
+    // Feed.
+
+    // Push.
+
+    // Activities.
+
+    // Places.
+
+    // Memories.
+
     public init() {}
 }

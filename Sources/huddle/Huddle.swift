@@ -51,6 +51,11 @@ struct Serve: ParsableCommand {
     @Option(help: "Requests per second per connection (bursts of twice as many).") var rateLimit: Double = 50
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
+    // Feed.
+    // Push.
+    // Activities.
+    // Places.
+    // Memories.
 
     func validate() throws {
         if tlsPort != nil && (tlsCert == nil || tlsKey == nil) {
@@ -67,6 +72,11 @@ struct Serve: ParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
+        // Feed.
+        // Push.
+        // Activities.
+        // Places.
+        // Memories.
     }
 
     var serverConfiguration: ServerConfiguration {
@@ -93,6 +103,11 @@ struct Serve: ParsableCommand {
         config.snapshotIntervalMilliseconds = snapshotInterval * 1000
         config.sessionTTLMilliseconds = sessionTTL * 1000
         config.core.presenceGraceMilliseconds = Int64(presenceGrace) * 1000
+        // Feed.
+        // Push.
+        // Activities.
+        // Places.
+        // Memories.
         return config
     }
 
