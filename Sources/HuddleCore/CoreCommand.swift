@@ -37,6 +37,16 @@ public enum CoreCommand: Codable, Sendable, Equatable {
 
     // Feed.
 
+    /// A post with the id the feed's counter gave it; beyond the author's bound it drops the
+    /// author's oldest post.
+    case createPost(id: UInt64, author: Username, text: String, activity: String?, at: Int64?, time: Int64)
+    /// `user` likes the post (`liked`) or no longer does; never logged when nothing changes.
+    case setLike(post: UInt64, user: Username, liked: Bool, time: Int64)
+    /// A comment with the id the post's counter gave it.
+    case addComment(post: UInt64, id: UInt64, author: Username, text: String, time: Int64)
+    /// The author deleted the post, with its likes and comments.
+    case deletePost(post: UInt64, author: Username, time: Int64)
+
     // Push.
 
     // Activities.

@@ -13,6 +13,7 @@ public struct CoreDurableState: Sendable, Equatable, Codable {
     public internal(set) var friendships = Friendships()
     public internal(set) var readMarkers = ReadMarkers()
     // Feed.
+    public internal(set) var feed = Feed()
     // Push.
     // Activities.
     // Places.
@@ -29,6 +30,7 @@ extension CoreDurableState {
         case friendships
         case readMarkers
         // Feed.
+        case feed
         // Push.
         // Activities.
         // Places.
@@ -45,6 +47,7 @@ extension CoreDurableState {
         friendships = try container.decodeIfPresent(Friendships.self, forKey: .friendships) ?? Friendships()
         readMarkers = try container.decodeIfPresent(ReadMarkers.self, forKey: .readMarkers) ?? ReadMarkers()
         // Feed.
+        feed = try container.decodeIfPresent(Feed.self, forKey: .feed) ?? Feed()
         // Push.
         // Activities.
         // Places.
@@ -59,6 +62,7 @@ extension CoreDurableState {
         try container.encode(friendships, forKey: .friendships)
         try container.encode(readMarkers, forKey: .readMarkers)
         // Feed.
+        try container.encode(feed, forKey: .feed)
         // Push.
         // Activities.
         // Places.

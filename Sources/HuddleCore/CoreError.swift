@@ -37,4 +37,8 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case alreadyRequested = "already_requested"
     case noRequest = "no_request"
     case notFriends = "not_friends"
+    // Feed.
+    case postNotFound = "post_not_found"
+    case alreadyLiked = "already_liked"
+    case notLiked = "not_liked"
 }

@@ -22,6 +22,9 @@ public enum CoreOutput: Sendable, Equatable {
     case authFailed(ConnectionRef, CoreError)
 
     // Feed.
+    /// A live feed event (a post, a like or unlike, a comment, a deletion) for these connections
+    /// — the author's and the author's friends' — sorted.
+    case feedEvent(FeedEvent, to: [ConnectionRef])
 
     // Push.
 

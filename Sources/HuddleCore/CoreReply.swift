@@ -32,6 +32,16 @@ public enum CoreReply: Sendable, Equatable {
     case unread(rooms: [RoomUnread], total: UInt64)
 
     // Feed.
+    /// `post`: the new post.
+    case feedPost(FeedPost)
+    /// `feed`: newest first; `nextBefore` nil when nothing older is visible.
+    case feedPage(posts: [FeedPost], nextBefore: UInt64?)
+    /// `like`: whether the caller likes the post now, and its like count.
+    case postLike(post: UInt64, liked: Bool, likes: Int)
+    /// `comment`: the new comment and the post's comment count now.
+    case postComment(post: UInt64, comment: FeedComment, comments: Int)
+    /// `comments`: newest first; `nextBefore` nil when nothing older is kept.
+    case postComments(post: UInt64, comments: [FeedComment], nextBefore: UInt64?)
 
     // Push.
 

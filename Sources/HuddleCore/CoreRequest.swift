@@ -57,6 +57,18 @@ public enum CoreRequest: Sendable {
     case typing(ConnectionRef, requestID: String, channel: String)
 
     // Feed.
+    // protocol.md, "Feed". Texts come checked by the protocol layer; the core clamps page
+    // sizes to 1…`Feed.maxPageSize`.
+
+    case createPost(ConnectionRef, requestID: String, text: String, activity: String?, at: Int64?)
+    /// The caller's and their friends' posts, newest first, ids below `before`.
+    case listFeed(ConnectionRef, requestID: String, before: UInt64?, limit: Int)
+    /// `liked` nil toggles; otherwise sets, and setting the state the like has is refused.
+    case likePost(ConnectionRef, requestID: String, post: UInt64, liked: Bool?)
+    case commentOnPost(ConnectionRef, requestID: String, post: UInt64, text: String)
+    /// A post's comments, newest first, ids below `before`.
+    case listComments(ConnectionRef, requestID: String, post: UInt64, before: UInt64?, limit: Int)
+    case deletePost(ConnectionRef, requestID: String, post: UInt64)
 
     // Push.
 

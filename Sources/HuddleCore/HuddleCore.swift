@@ -99,6 +99,18 @@ public final class HuddleCore {
         case let .typing(connection, requestID, channel):
             typing(connection, requestID: requestID, channel: channel, into: &step)
         // Feed.
+        case let .createPost(connection, requestID, text, activity, at):
+            createPost(connection, requestID: requestID, text: text, activity: activity, plannedAt: at, at: time, into: &step)
+        case let .listFeed(connection, requestID, before, limit):
+            listFeed(connection, requestID: requestID, before: before, limit: limit, into: &step)
+        case let .likePost(connection, requestID, post, liked):
+            likePost(connection, requestID: requestID, post: post, liked: liked, at: time, into: &step)
+        case let .commentOnPost(connection, requestID, post, text):
+            commentOnPost(connection, requestID: requestID, post: post, text: text, at: time, into: &step)
+        case let .listComments(connection, requestID, post, before, limit):
+            listComments(connection, requestID: requestID, post: post, before: before, limit: limit, into: &step)
+        case let .deletePost(connection, requestID, post):
+            deletePost(connection, requestID: requestID, post: post, at: time, into: &step)
 
         // Push.
 
@@ -149,6 +161,14 @@ public final class HuddleCore {
             durableState.readMarkers.advance(user, in: channel, to: offset)
 
         // Feed.
+        case let .createPost(id, author, text, activity, at, time):
+            durableState.feed.insert(StoredPost(id: id, author: author, text: text, activity: activity, at: at, time: time))
+        case let .setLike(post, user, liked, _):
+            durableState.feed.setLike(post: post, user: user, liked: liked)
+        case let .addComment(post, id, author, text, time):
+            durableState.feed.addComment(FeedComment(id: id, author: author, text: text, time: time), to: post)
+        case let .deletePost(post, author, _):
+            durableState.feed.remove(post: post, author: author)
 
         // Push.
 
