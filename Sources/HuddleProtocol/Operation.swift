@@ -33,6 +33,18 @@ public enum Operation: Sendable, Equatable {
     case typing(channel: String)
 
     // Feed.
+    /// `text` 1–`maxPostLength` characters; `activity` 1–`maxActivityLength`; `at` a time in
+    /// milliseconds, not negative.
+    case post(text: String, activity: String?, at: Int64?)
+    /// `before`: only post ids below it (nil: from the newest); `limit` defaulted and checked.
+    case feed(before: UInt64?, limit: Int)
+    /// `liked` nil toggles the caller's like.
+    case like(post: UInt64, liked: Bool?)
+    /// `text` 1–`maxCommentLength` characters.
+    case comment(post: UInt64, text: String)
+    /// `before`: only comment ids below it; `limit` defaulted and checked.
+    case comments(post: UInt64, before: UInt64?, limit: Int)
+    case postDelete(post: UInt64)
 
     // Push.
 
@@ -67,6 +79,12 @@ public enum Operation: Sendable, Equatable {
         case .unread: return "unread"
         case .typing: return "typing"
         // Feed.
+        case .post: return "post"
+        case .feed: return "feed"
+        case .like: return "like"
+        case .comment: return "comment"
+        case .comments: return "comments"
+        case .postDelete: return "post_delete"
         // Push.
         // Activities.
         // Places.

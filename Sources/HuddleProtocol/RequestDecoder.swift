@@ -127,6 +127,18 @@ public enum RequestDecoder {
         case "typing":
             return .typing(channel: try arguments.string("channel"))
         // Feed.
+        case "post":
+            return try feedPost(arguments, limits: limits)
+        case "feed":
+            return .feed(before: try feedCursor(arguments), limit: try feedLimit(arguments, limits: limits))
+        case "like":
+            return .like(post: try postID(arguments), liked: try arguments.optionalBool("liked"))
+        case "comment":
+            return .comment(post: try postID(arguments), text: try feedText(arguments, maxLength: limits.maxCommentLength))
+        case "comments":
+            return .comments(post: try postID(arguments), before: try feedCursor(arguments), limit: try feedLimit(arguments, limits: limits))
+        case "post_delete":
+            return .postDelete(post: try postID(arguments))
         // Push.
         // Activities.
         // Places.

@@ -225,6 +225,8 @@ final class CoreRunner: @unchecked Sendable {
             case .deliver, .presenceChanged, .typing, .sessionAccepted, .verifyPassword:
                 break
             // Feed.
+            case .feedEvent:
+                break
             // Push.
             // Activities.
             // Places.
@@ -249,6 +251,9 @@ final class CoreRunner: @unchecked Sendable {
              .answerFriendRequest(let ref, let id, _, _), .cancelFriendRequest(let ref, let id, _), .removeFriend(let ref, let id, _):
             replyUnavailable(ref, id)
         // Feed.
+        case .createPost(let ref, let id, _, _, _), .likePost(let ref, let id, _, _), .commentOnPost(let ref, let id, _, _),
+             .deletePost(let ref, let id, _):
+            replyUnavailable(ref, id)
         // Push.
         // Activities.
         // Places.
@@ -308,6 +313,8 @@ final class CoreRunner: @unchecked Sendable {
             outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .signInOutcome(accepted: false)))
             outbox[ref.loop].append(.close(serial: ref.serial, code: 4001, reason: error.code.rawValue))
         // Feed.
+        case .feedEvent(let event, let recipients):
+            fanOut(FeedEncoding.event(event), to: recipients)
         // Push.
         // Activities.
         // Places.
@@ -364,6 +371,8 @@ extension CoreRequest {
         switch self {
         case .signUp, .beginLogin, .logout, .publish, .serverPublish,
              .sendFriendRequest, .answerFriendRequest, .cancelFriendRequest, .removeFriend, .markRead:
+            return true
+        case .createPost, .likePost, .commentOnPost, .deletePost:
             return true
         default: return false
         }

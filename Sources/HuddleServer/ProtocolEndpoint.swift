@@ -252,6 +252,18 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         case .typing(let channel):
             runner.submit(.typing(ref, requestID: id, channel: channel), op: op)
         // Feed.
+        case .post(let text, let activity, let at):
+            runner.submit(.createPost(ref, requestID: id, text: text, activity: activity, at: at), op: op)
+        case .feed(let before, let limit):
+            runner.submit(.listFeed(ref, requestID: id, before: before, limit: limit), op: op)
+        case .like(let post, let liked):
+            runner.submit(.likePost(ref, requestID: id, post: post, liked: liked), op: op)
+        case .comment(let post, let text):
+            runner.submit(.commentOnPost(ref, requestID: id, post: post, text: text), op: op)
+        case .comments(let post, let before, let limit):
+            runner.submit(.listComments(ref, requestID: id, post: post, before: before, limit: limit), op: op)
+        case .postDelete(let post):
+            runner.submit(.deletePost(ref, requestID: id, post: post), op: op)
         // Push.
         // Activities.
         // Places.

@@ -86,6 +86,16 @@ enum ReplyEncoding {
             return .object([("friends", .array(list.map { .object([("username", .string($0.username)), ("online", .bool($0.online))]) }))])
 
         // Feed.
+        case .feedPost(let post):
+            return .object([("post", FeedEncoding.post(post))])
+        case .feedPage(let posts, let nextBefore):
+            return FeedEncoding.page("posts", posts.map(FeedEncoding.post), nextBefore: nextBefore)
+        case .postLike(let post, let liked, let likes):
+            return .object([("post", number(post)), ("liked", .bool(liked)), ("likes", number(likes))])
+        case .postComment(let post, let comment, let comments):
+            return .object([("post", number(post)), ("comment", FeedEncoding.comment(comment)), ("comments", number(comments))])
+        case .postComments(let post, let comments, let nextBefore):
+            return FeedEncoding.page("comments", comments.map(FeedEncoding.comment), post: post, nextBefore: nextBefore)
         // Push.
         // Activities.
         // Places.
