@@ -15,6 +15,8 @@ public struct CoreDurableState: Sendable, Equatable, Codable {
     // Feed.
     // Push.
     // Activities.
+    public internal(set) var activityStatuses = ActivityStatuses()
+    public internal(set) var activityMatches = ActivityMatches()
     // Places.
     // Memories.
 
@@ -31,6 +33,8 @@ extension CoreDurableState {
         // Feed.
         // Push.
         // Activities.
+        case activityStatuses
+        case activityMatches
         // Places.
         // Memories.
     }
@@ -47,6 +51,8 @@ extension CoreDurableState {
         // Feed.
         // Push.
         // Activities.
+        activityStatuses = try container.decodeIfPresent(ActivityStatuses.self, forKey: .activityStatuses) ?? ActivityStatuses()
+        activityMatches = try container.decodeIfPresent(ActivityMatches.self, forKey: .activityMatches) ?? ActivityMatches()
         // Places.
         // Memories.
     }
@@ -61,6 +67,8 @@ extension CoreDurableState {
         // Feed.
         // Push.
         // Activities.
+        try container.encode(activityStatuses, forKey: .activityStatuses)
+        try container.encode(activityMatches, forKey: .activityMatches)
         // Places.
         // Memories.
     }

@@ -37,4 +37,6 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case alreadyRequested = "already_requested"
     case noRequest = "no_request"
     case notFriends = "not_friends"
+    case unknownActivity = "unknown_activity"
+    case notOn = "not_on"
 }

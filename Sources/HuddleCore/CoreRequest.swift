@@ -62,6 +62,14 @@ public enum CoreRequest: Sendable {
 
     // Activities.
 
+    /// protocol.md, "Activities and matches". `activity` is as the client typed it (any case).
+    case listActivities(ConnectionRef, requestID: String)
+    /// `friends` nil: every friend. `expiresInSeconds` nil: the configured default.
+    case activityOn(ConnectionRef, requestID: String, activity: String, friends: [String]?, expiresInSeconds: Int64?)
+    case activityOff(ConnectionRef, requestID: String, activity: String)
+    /// Newest first, or (`byActivity`) grouped by activity in the list's order.
+    case listMatches(ConnectionRef, requestID: String, byActivity: Bool)
+
     // Places.
 
     // Memories.

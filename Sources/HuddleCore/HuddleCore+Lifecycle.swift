@@ -58,5 +58,6 @@ extension HuddleCore {
             record(.purgeExpiredSessions(tokenHashes: tokenHashes, time: time), into: &step)
         }
         loginThrottle.purge(at: time)
+        expireActivities(at: time, into: &step)
     }
 }

@@ -113,6 +113,7 @@ import Testing
             case .removeFriend: kinds.insert("removeFriend")
             case .publishWithClientID: kinds.insert("publishWithClientID")
             case .markRead: kinds.insert("markRead")
+            case .setActivity, .clearActivity, .startMatch, .endMatch: break  // ActivitiesTests has their replay scenario
             }
         }
         let state = harness.core.durableState
