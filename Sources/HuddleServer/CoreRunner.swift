@@ -251,6 +251,8 @@ final class CoreRunner: @unchecked Sendable {
         // Feed.
         // Push.
         // Activities.
+        case .activityOn(let ref, let id, _, _, _), .activityOff(let ref, let id, _):
+            replyUnavailable(ref, id)
         // Places.
         // Memories.
         case .serverPublish(let id, _, _, _):
@@ -364,6 +366,8 @@ extension CoreRequest {
         switch self {
         case .signUp, .beginLogin, .logout, .publish, .serverPublish,
              .sendFriendRequest, .answerFriendRequest, .cancelFriendRequest, .removeFriend, .markRead:
+            return true
+        case .activityOn, .activityOff:  // Activities.
             return true
         default: return false
         }

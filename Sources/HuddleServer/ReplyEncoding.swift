@@ -88,6 +88,12 @@ enum ReplyEncoding {
         // Feed.
         // Push.
         // Activities.
+        case .activities(let available, let mine):
+            return .object([("available", .array(available.map(JSONValue.string))), ("mine", .array(mine.map(activityStatusObject)))])
+        case .activityStatus(let status):
+            return activityStatusObject(status)
+        case .matches(let list):
+            return .object([("matches", .array(list.map(matchObject)))])
         // Places.
         // Memories.
         }
