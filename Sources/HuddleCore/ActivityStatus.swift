@@ -5,7 +5,7 @@ public struct ActivityStatus: Sendable, Equatable, Codable {
     public var audience: [Username]?
     /// When it was turned on; turning it on again while on keeps this.
     public var since: Int64
-    /// From this time on it counts as off, whether or not `tick` has cleared it yet.
+    /// From this time on it counts as off, whether or not `expireActivities` has cleared it yet.
     public var expiresAt: Int64
 
     public init(activity: String, audience: [Username]?, since: Int64, expiresAt: Int64) {

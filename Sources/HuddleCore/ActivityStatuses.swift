@@ -1,11 +1,11 @@
 /// The activities each user has on (durable): at most one status per user and activity, so a
 /// user holds at most as many as the list has names (64).
 ///
-/// An expiry queue, derived from the statuses, lets `tick` find the ones that ran out without
-/// scanning every user. It is not part of equality or of the encoding (rebuilt when decoding
-/// and by replay); a status changed or cleared leaves its old entry behind, skipped when popped,
-/// and the queue is rebuilt whenever such leftovers outnumber the statuses, so it stays within
-/// twice their number (plus a small slack).
+/// An expiry queue, derived from the statuses, lets `expireActivities` find the ones that ran
+/// out without scanning every user. It is not part of equality or of the encoding (rebuilt
+/// when decoding and by replay); a status changed or cleared leaves its old entry behind,
+/// skipped when popped, and the queue is rebuilt whenever such leftovers outnumber the
+/// statuses, so it stays within twice their number (plus a small slack).
 /// Coded as a list sorted by user, then activity.
 public struct ActivityStatuses: Sendable {
     private var byUser: [Username: [String: ActivityStatus]] = [:]

@@ -69,6 +69,11 @@ public enum CoreRequest: Sendable {
     case activityOff(ConnectionRef, requestID: String, activity: String)
     /// Newest first, or (`byActivity`) grouped by activity in the list's order.
     case listMatches(ConnectionRef, requestID: String, byActivity: Bool)
+    /// Periodic, with every `tick`: clears the statuses that ran out and ends their matches.
+    /// A request of its own, not part of `tick`, because it writes: while storage refuses
+    /// writes the server holds it back (reads already treat such statuses as off), instead of
+    /// making commands every tick that the log cannot take.
+    case expireActivities
 
     // Places.
 

@@ -3,7 +3,8 @@
 /// lists the list and their own statuses. What statuses do to matches is in
 /// `HuddleCore+Matches.swift`.
 ///
-/// A status whose time is up counts as off at once, before `tick` clears it: the reads filter
+/// A status whose time is up counts as off at once, before `expireActivities` (sent with every
+/// tick) clears it: the reads filter
 /// by the request's time, and the writes first clear (by commands) everything that ran out,
 /// so they decide on the state as it is at their time.
 extension HuddleCore {
@@ -33,11 +34,11 @@ extension HuddleCore {
         }
         var audience: [Username]?
         if let chosen {
-            let friends = friends(of: me)
+            let myFriends = friends(of: me)
             var admitted = Set<Username>()
             var strangers: [String] = []
             for name in chosen {
-                if let friend = UsernameRules.canonical(name), friends.contains(friend) {
+                if let friend = UsernameRules.canonical(name), myFriends.contains(friend) {
                     admitted.insert(friend)
                 } else if !strangers.contains(name) {
                     strangers.append(name)
@@ -66,7 +67,7 @@ extension HuddleCore {
         guard let activity = configuration.activities.canonicalName(of: text)
             ?? durableState.activityStatuses.statuses(of: me).keys.first(where: { $0.lowercased() == folded })
         else { return fail(connection, requestID, unknownActivity(text), into: &step) }
-        // What ran out is cleared first (with its match_ended notices, as `tick` would), so an
+        // What ran out is cleared first (with its match_ended notices, as `expireActivities` would), so an
         // expired status is refused here like one never turned on.
         expireActivities(at: time, into: &step)
         guard durableState.activityStatuses.status(of: me, activity: activity) != nil else {
@@ -78,7 +79,8 @@ extension HuddleCore {
     }
 
     /// Clears every status that has run out by `time`, then ends the matches that relied on
-    /// them. Run by `tick`, and by every request that changes statuses before it decides.
+    /// them. Run by `CoreRequest.expireActivities`, and by every request that changes statuses
+    /// before it decides.
     func expireActivities(at time: Int64, into step: inout CoreStep) {
         let expired = durableState.activityStatuses.popExpired(at: time)
         guard !expired.isEmpty else { return }

@@ -58,6 +58,5 @@ extension HuddleCore {
             record(.purgeExpiredSessions(tokenHashes: tokenHashes, time: time), into: &step)
         }
         loginThrottle.purge(at: time)
-        expireActivities(at: time, into: &step)
     }
 }

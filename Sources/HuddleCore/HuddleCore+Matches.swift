@@ -13,7 +13,7 @@ extension HuddleCore {
         let me = identity.username
         var list: [ActivityMatch] = []
         for partner in durableState.activityMatches.partners(of: me) {
-            // A match resting on a status that ran out is over, even if `tick` has not said so yet.
+            // A match resting on a status that ran out is over, even if `expireActivities` has not run yet.
             let inForce = matchingActivities(me, partner, at: time)
             for (activity, since) in durableState.activityMatches.activities(between: me, and: partner) where inForce.contains(activity) {
                 list.append(ActivityMatch(user: partner, activity: activity, since: since))
@@ -64,7 +64,7 @@ extension HuddleCore {
 
     /// `removeFriend`'s part in activities, once the friendship is gone: each one leaves the
     /// other's chosen audiences, and their matches end (`unfriended`).
-    /// Statuses that ran out are left to `tick`: clearing them here would end this pair's
+    /// Statuses that ran out are left to `expireActivities`: clearing them here would end this pair's
     /// matches as `expired` rather than `unfriended`.
     func endActivities(between user: Username, and former: Username, at time: Int64, into step: inout CoreStep) {
         for (owner, other) in [(user, former), (former, user)] {

@@ -111,6 +111,8 @@ public final class HuddleCore {
             activityOff(connection, requestID: requestID, activity: activity, at: time, into: &step)
         case let .listMatches(connection, requestID, byActivity):
             listMatches(connection, requestID: requestID, byActivity: byActivity, at: time, into: &step)
+        case .expireActivities:
+            expireActivities(at: time, into: &step)
 
         // Places.
 

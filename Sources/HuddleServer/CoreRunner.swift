@@ -132,6 +132,7 @@ final class CoreRunner: @unchecked Sendable {
 
     private func tick() {
         process(.tick, op: nil, submitted: 0)
+        process(.expireActivities, op: nil, submitted: 0)
         do {
             try persistence.tick()
         } catch {
@@ -367,7 +368,7 @@ extension CoreRequest {
         case .signUp, .beginLogin, .logout, .publish, .serverPublish,
              .sendFriendRequest, .answerFriendRequest, .cancelFriendRequest, .removeFriend, .markRead:
             return true
-        case .activityOn, .activityOff:  // Activities.
+        case .activityOn, .activityOff, .expireActivities:  // Activities.
             return true
         default: return false
         }

@@ -4,7 +4,7 @@ import Testing
 
 /// protocol.md "Activities and matches", in the core: statuses with audiences and expiry, the
 /// match rule (both ways, "Anything"), one notice per match per side and nothing to anyone
-/// else, the ends of matches (off, expiry by tick and by request time, audience, unfriending),
+/// else, the ends of matches (off, expiry by the periodic sweep and by request time, audience, unfriending),
 /// and replay and snapshot equivalence.
 @Suite struct ActivitiesTests {
     static let minute: Int64 = 60_000
@@ -188,7 +188,7 @@ import Testing
         #expect(off(harness, alice, "Coffee").errorCode == .notOn, "turning off twice: the second is refused")
     }
 
-    @Test func anExpiredStatusIsOffAtOnceAndTickEndsItsMatches() {
+    @Test func anExpiredStatusIsOffAtOnceAndTheSweepEndsItsMatches() {
         let (harness, users) = setUp()
         let alice = users["alice"]!
         let bob = users["bob"]!
@@ -196,31 +196,31 @@ import Testing
         harness.advance(10_000)
         on(harness, bob, "Eat")
         let start = harness.time - 10_000
-        #expect(harness.handle(.tick).commands.isEmpty)
+        #expect(harness.handle(.expireActivities).commands.isEmpty)
 
         // One millisecond before the expiry nothing happens; at it, the status counts as off
-        // for every read even before the tick clears it.
+        // for every read even before the sweep clears it.
         harness.time = start + 60_000 - 1
-        #expect(harness.handle(.tick).commands.isEmpty)
+        #expect(harness.handle(.expireActivities).commands.isEmpty)
         #expect(mine(harness, alice)?.map(\.activity) == ["Eat"])
         harness.time = start + 60_000
         #expect(mine(harness, alice) == [])
         #expect(matches(harness, bob) == [])
         #expect(matches(harness, alice) == [])
-        #expect(harness.core.durableState.activityMatches.count == 1, "still there until tick")
+        #expect(harness.core.durableState.activityMatches.count == 1, "still there until the sweep")
 
-        let tick = harness.handle(.tick)
-        #expect(tick.commands.first == .clearActivity(user: "alice", activity: "Eat", reason: .expired, time: harness.time))
-        #expect(tick.commands.contains(.endMatch(user: "alice", partner: "bob", activity: "Eat", reason: .expired, time: harness.time)))
-        #expect(notices(tick) == [Self.ended("alice", "bob", "Eat", "expired"), Self.ended("bob", "alice", "Eat", "expired")])
-        #expect(reached(tick, users) == ["alice", "bob"])
-        #expect(harness.handle(.tick).commands.isEmpty, "expired once")
+        let sweep = harness.handle(.expireActivities)
+        #expect(sweep.commands.first == .clearActivity(user: "alice", activity: "Eat", reason: .expired, time: harness.time))
+        #expect(sweep.commands.contains(.endMatch(user: "alice", partner: "bob", activity: "Eat", reason: .expired, time: harness.time)))
+        #expect(notices(sweep) == [Self.ended("alice", "bob", "Eat", "expired"), Self.ended("bob", "alice", "Eat", "expired")])
+        #expect(reached(sweep, users) == ["alice", "bob"])
+        #expect(harness.handle(.expireActivities).commands.isEmpty, "expired once")
         #expect(harness.core.durableState.activityStatuses.status(of: "bob", activity: "Eat") != nil)
         #expect(harness.replayed().durableState == harness.core.durableState)
     }
 
     /// Turning an expired status off is refused (`not_on`); the request first clears what ran
-    /// out, with its notices, as the tick would have.
+    /// out, with its notices, as the sweep would have.
     @Test func anExpiredStatusCannotBeTurnedOff() {
         let (harness, users) = setUp()
         on(harness, users["alice"]!, "Movie", expiresIn: 1)
@@ -325,7 +325,7 @@ import Testing
         on(harness, users["carol"]!, "Coffee")
         on(harness, users["carol"]!, "Coffee", expiresIn: 100)
         harness.advance(150_000)
-        harness.handle(.tick)
+        harness.handle(.expireActivities)
         let state = harness.core.durableState
         #expect(state.activityStatuses.count == 2)
         #expect(harness.replayed().durableState == state)
@@ -338,9 +338,9 @@ import Testing
         restored.handle(.authenticate(alice, requestID: "a", tokenHash: CoreHarness.tokenHash(1)))
         #expect(notices(on(restored, alice, "Coffee", friends: ["bob"], expiresIn: 600)).isEmpty)
         restored.time = harness.time - 150_000 + 300_000
-        let tick = restored.handle(.tick)
-        #expect(tick.commands.first == .clearActivity(user: "bob", activity: "Anything", reason: .expired, time: restored.time))
-        #expect(notices(tick) == [Self.ended("alice", "bob", "Coffee", "expired"), Self.ended("bob", "alice", "Coffee", "expired")])
+        let sweep = restored.handle(.expireActivities)
+        #expect(sweep.commands.first == .clearActivity(user: "bob", activity: "Anything", reason: .expired, time: restored.time))
+        #expect(notices(sweep) == [Self.ended("alice", "bob", "Coffee", "expired"), Self.ended("bob", "alice", "Coffee", "expired")])
     }
 
     /// Nothing but the requests and their times decides the commands.
@@ -352,7 +352,7 @@ import Testing
                 harness.advance(100)
             }
             harness.advance(20_000)
-            harness.handle(.tick)
+            harness.handle(.expireActivities)
             return harness.log
         }
         let first = run()
