@@ -21,14 +21,6 @@ public struct ActivityMatches: Sendable, Equatable {
         (byUser[user] ?? [:]).keys
     }
 
-    /// The user's matches, unordered.
-    public func matches(of user: Username) -> [ActivityMatch] {
-        guard let partners = byUser[user] else { return [] }
-        return partners.flatMap { partner, activities in
-            activities.map { ActivityMatch(user: partner, activity: $0.key, since: $0.value) }
-        }
-    }
-
     mutating func start(_ first: Username, _ second: Username, activity: String, since: Int64) {
         if byUser[first, default: [:]][second, default: [:]].updateValue(since, forKey: activity) == nil { count += 1 }
         byUser[second, default: [:]][first, default: [:]][activity] = since
