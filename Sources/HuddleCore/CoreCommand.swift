@@ -50,6 +50,17 @@ public enum CoreCommand: Codable, Sendable, Equatable {
     // Push.
 
     // Activities.
+    /// `user` turned `activity` on, or changed it while on (a status still on keeps its
+    /// `since`). `audience`: nil for every friend, else the chosen friends, sorted. Match
+    /// changes it caused are logged as `startMatch`/`endMatch` after it, with their notices.
+    case setActivity(user: Username, activity: String, audience: [Username]?, expiresAt: Int64, time: Int64)
+    /// The status is gone: turned off, or expired (`expireActivities` logs that, so a replay
+    /// never reads a clock).
+    case clearActivity(user: Username, activity: String, reason: ActivityEndReason, time: Int64)
+    /// The two (`user` < `partner`) matched on `activity` at `time`.
+    case startMatch(user: Username, partner: Username, activity: String, time: Int64)
+    /// Their match on `activity` is over.
+    case endMatch(user: Username, partner: Username, activity: String, reason: ActivityEndReason, time: Int64)
 
     // Places.
 

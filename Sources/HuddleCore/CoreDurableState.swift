@@ -16,6 +16,8 @@ public struct CoreDurableState: Sendable, Equatable, Codable {
     public internal(set) var feed = Feed()
     // Push.
     // Activities.
+    public internal(set) var activityStatuses = ActivityStatuses()
+    public internal(set) var activityMatches = ActivityMatches()
     // Places.
     // Memories.
 
@@ -33,6 +35,8 @@ extension CoreDurableState {
         case feed
         // Push.
         // Activities.
+        case activityStatuses
+        case activityMatches
         // Places.
         // Memories.
     }
@@ -50,6 +54,8 @@ extension CoreDurableState {
         feed = try container.decodeIfPresent(Feed.self, forKey: .feed) ?? Feed()
         // Push.
         // Activities.
+        activityStatuses = try container.decodeIfPresent(ActivityStatuses.self, forKey: .activityStatuses) ?? ActivityStatuses()
+        activityMatches = try container.decodeIfPresent(ActivityMatches.self, forKey: .activityMatches) ?? ActivityMatches()
         // Places.
         // Memories.
     }
@@ -65,6 +71,8 @@ extension CoreDurableState {
         try container.encode(feed, forKey: .feed)
         // Push.
         // Activities.
+        try container.encode(activityStatuses, forKey: .activityStatuses)
+        try container.encode(activityMatches, forKey: .activityMatches)
         // Places.
         // Memories.
     }

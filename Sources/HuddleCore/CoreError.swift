@@ -41,4 +41,10 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case postNotFound = "post_not_found"
     case alreadyLiked = "already_liked"
     case notLiked = "not_liked"
+    // Activities.
+    case unknownActivity = "unknown_activity"
+    case notOn = "not_on"
+    // Push.
+    // Places.
+    // Memories.
 }

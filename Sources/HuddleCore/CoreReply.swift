@@ -47,6 +47,13 @@ public enum CoreReply: Sendable, Equatable {
 
     // Activities.
 
+    /// `activities`: the configured list and the caller's statuses that are on, in list order.
+    case activities(available: [String], mine: [ActivityStatus])
+    /// `activity_on`: the status as it now is.
+    case activityStatus(ActivityStatus)
+    /// `matches`: the caller's current matches, in the order asked for.
+    case matches([ActivityMatch])
+
     // Places.
 
     // Memories.

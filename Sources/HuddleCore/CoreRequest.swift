@@ -74,6 +74,19 @@ public enum CoreRequest: Sendable {
 
     // Activities.
 
+    /// protocol.md, "Activities and matches". `activity` is as the client typed it (any case).
+    case listActivities(ConnectionRef, requestID: String)
+    /// `friends` nil: every friend. `expiresInSeconds` nil: the configured default.
+    case activityOn(ConnectionRef, requestID: String, activity: String, friends: [String]?, expiresInSeconds: Int64?)
+    case activityOff(ConnectionRef, requestID: String, activity: String)
+    /// Newest first, or (`byActivity`) grouped by activity in the list's order.
+    case listMatches(ConnectionRef, requestID: String, byActivity: Bool)
+    /// Periodic, with every `tick`: clears the statuses that ran out and ends their matches.
+    /// A request of its own, not part of `tick`, because it writes: while storage refuses
+    /// writes the server holds it back (reads already treat such statuses as off), instead of
+    /// making commands every tick that the log cannot take.
+    case expireActivities
+
     // Places.
 
     // Memories.

@@ -98,6 +98,7 @@ extension HuddleCore {
         let notice = JSONText.object([("user", JSONText.string(me)), ("friend", JSONText.string(friend))])
         publishNotice(to: friend, type: "friend_removed", data: notice, at: time, into: &step)
         publishNotice(to: me, type: "friend_removed", data: notice, at: time, into: &step)
+        endActivities(between: me, and: friend, at: time, into: &step)
         reply(connection, requestID, .done, into: &step)
     }
 
@@ -114,6 +115,7 @@ extension HuddleCore {
         let notice = JSONText.object([("from", JSONText.string(requester)), ("to", JSONText.string(accepter))])
         publishNotice(to: requester, type: "friend_accepted", data: notice, at: time, into: &step)
         publishNotice(to: accepter, type: "friend_accepted", data: notice, at: time, into: &step)
+        startActivityMatches(between: requester, and: accepter, at: time, into: &step)
         for (user, friend) in [(requester, accepter), (accepter, requester)] where isOnline(user) {
             let recipients = connections.connections(of: friend)
             if !recipients.isEmpty { step.outputs.append(.presenceChanged(user: user, online: true, to: recipients)) }

@@ -115,6 +115,16 @@ public final class HuddleCore {
         // Push.
 
         // Activities.
+        case let .listActivities(connection, requestID):
+            listActivities(connection, requestID: requestID, at: time, into: &step)
+        case let .activityOn(connection, requestID, activity, friends, expiresInSeconds):
+            activityOn(connection, requestID: requestID, activity: activity, friends: friends, expiresInSeconds: expiresInSeconds, at: time, into: &step)
+        case let .activityOff(connection, requestID, activity):
+            activityOff(connection, requestID: requestID, activity: activity, at: time, into: &step)
+        case let .listMatches(connection, requestID, byActivity):
+            listMatches(connection, requestID: requestID, byActivity: byActivity, at: time, into: &step)
+        case .expireActivities:
+            expireActivities(at: time, into: &step)
 
         // Places.
 
@@ -173,6 +183,15 @@ public final class HuddleCore {
         // Push.
 
         // Activities.
+        case let .setActivity(user, activity, audience, expiresAt, time):
+            let since = durableState.activityStatuses.status(of: user, activity: activity)?.since ?? time
+            durableState.activityStatuses.set(ActivityStatus(activity: activity, audience: audience, since: since, expiresAt: expiresAt), of: user)
+        case let .clearActivity(user, activity, _, _):
+            durableState.activityStatuses.clear(activity, of: user)
+        case let .startMatch(user, partner, activity, time):
+            durableState.activityMatches.start(user, partner, activity: activity, since: time)
+        case let .endMatch(user, partner, activity, _, _):
+            durableState.activityMatches.end(user, partner, activity: activity)
 
         // Places.
 

@@ -49,6 +49,12 @@ public enum Operation: Sendable, Equatable {
     // Push.
 
     // Activities.
+    case activities
+    /// `friends` nil: every friend; otherwise 1–256 names as typed. `expiresIn` in seconds, range-checked by the core.
+    case activityOn(activity: String, friends: [String]?, expiresIn: Int64?)
+    case activityOff(activity: String)
+    /// `byActivity`: `order` was "activity" (default "time").
+    case matches(byActivity: Bool)
 
     // Places.
 
@@ -87,6 +93,10 @@ public enum Operation: Sendable, Equatable {
         case .postDelete: return "post_delete"
         // Push.
         // Activities.
+        case .activities: return "activities"
+        case .activityOn: return "activity_on"
+        case .activityOff: return "activity_off"
+        case .matches: return "matches"
         // Places.
         // Memories.
         }

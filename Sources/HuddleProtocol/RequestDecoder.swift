@@ -141,6 +141,15 @@ public enum RequestDecoder {
             return .postDelete(post: try postID(arguments))
         // Push.
         // Activities.
+        case "activities":
+            return .activities
+        case "activity_on":
+            return .activityOn(
+                activity: try activityName(arguments), friends: try activityAudience(arguments), expiresIn: try activityExpiry(arguments))
+        case "activity_off":
+            return .activityOff(activity: try activityName(arguments))
+        case "matches":
+            return .matches(byActivity: try matchOrderIsByActivity(arguments))
         // Places.
         // Memories.
         default:

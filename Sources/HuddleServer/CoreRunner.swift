@@ -132,6 +132,7 @@ final class CoreRunner: @unchecked Sendable {
 
     private func tick() {
         process(.tick, op: nil, submitted: 0)
+        process(.expireActivities, op: nil, submitted: 0)
         do {
             try persistence.tick()
         } catch {
@@ -256,6 +257,8 @@ final class CoreRunner: @unchecked Sendable {
             replyUnavailable(ref, id)
         // Push.
         // Activities.
+        case .activityOn(let ref, let id, _, _, _), .activityOff(let ref, let id, _):
+            replyUnavailable(ref, id)
         // Places.
         // Memories.
         case .serverPublish(let id, _, _, _):
@@ -372,8 +375,15 @@ extension CoreRequest {
         case .signUp, .beginLogin, .logout, .publish, .serverPublish,
              .sendFriendRequest, .answerFriendRequest, .cancelFriendRequest, .removeFriend, .markRead:
             return true
+        // Feed.
         case .createPost, .likePost, .commentOnPost, .deletePost:
             return true
+        // Push.
+        // Activities.
+        case .activityOn, .activityOff, .expireActivities:
+            return true
+        // Places.
+        // Memories.
         default: return false
         }
     }

@@ -266,6 +266,14 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
             runner.submit(.deletePost(ref, requestID: id, post: post), op: op)
         // Push.
         // Activities.
+        case .activities:
+            runner.submit(.listActivities(ref, requestID: id), op: op)
+        case .activityOn(let activity, let friends, let expiresIn):
+            runner.submit(.activityOn(ref, requestID: id, activity: activity, friends: friends, expiresInSeconds: expiresIn), op: op)
+        case .activityOff(let activity):
+            runner.submit(.activityOff(ref, requestID: id, activity: activity), op: op)
+        case .matches(let byActivity):
+            runner.submit(.listMatches(ref, requestID: id, byActivity: byActivity), op: op)
         // Places.
         // Memories.
         }

@@ -98,6 +98,12 @@ enum ReplyEncoding {
             return FeedEncoding.page("comments", comments.map(FeedEncoding.comment), post: post, nextBefore: nextBefore)
         // Push.
         // Activities.
+        case .activities(let available, let mine):
+            return .object([("available", .array(available.map(JSONValue.string))), ("mine", .array(mine.map(activityStatusObject)))])
+        case .activityStatus(let status):
+            return activityStatusObject(status)
+        case .matches(let list):
+            return .object([("matches", .array(list.map(matchObject)))])
         // Places.
         // Memories.
         }

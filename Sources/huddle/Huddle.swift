@@ -54,6 +54,8 @@ struct Serve: ParsableCommand {
     // Feed.
     // Push.
     // Activities.
+    @Option(help: "The activity list, comma-separated (1–64 names of 1–32 characters; \"Anything\" matches every other).")
+    var activities: String = Self.defaultActivities
     // Places.
     // Memories.
 
@@ -75,6 +77,7 @@ struct Serve: ParsableCommand {
         // Feed.
         // Push.
         // Activities.
+        if let problem = Self.activitiesProblem(activities) { throw ValidationError("--activities: \(problem)") }
         // Places.
         // Memories.
     }
@@ -106,6 +109,7 @@ struct Serve: ParsableCommand {
         // Feed.
         // Push.
         // Activities.
+        config.core.activities.names = Self.activityNames(activities)
         // Places.
         // Memories.
         return config
