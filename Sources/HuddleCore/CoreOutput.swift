@@ -24,6 +24,9 @@ public enum CoreOutput: Sendable, Equatable {
     // Feed.
 
     // Push.
+    /// Something owed to a user with no live connection, for the push gateway (the webhook).
+    /// Never logged: a replay makes none.
+    case pushNotification(PushNotification)
 
     // Activities.
 

@@ -53,6 +53,15 @@ struct Serve: ParsableCommand {
     var logLevel: String = "info"
     // Feed.
     // Push.
+    @Option(help: "Webhook (http:// or https://) that gets a JSON POST per notification to a user with no live connection.")
+    var pushWebhook: String?
+    @Option(help: "Key that signs webhook requests (X-Huddle-Signature: sha256=HMAC of the body); or HUDDLE_PUSH_WEBHOOK_SECRET.")
+    var pushWebhookSecret: String?
+    @Option(help: "PEM CA certificates an https webhook must chain to, instead of the system store.")
+    var pushWebhookCa: String?
+    @Option(help: "Notifications waiting for the webhook before the oldest is dropped.") var pushQueueSize: Int = 10_000
+    @Option(help: "Attempts per notification (the first included) before it is dropped.") var pushMaxAttempts: Int = 6
+    @Option(help: "Seconds one webhook attempt may take: connect, send, response status.") var pushTimeout: Int = 10
     // Activities.
     // Places.
     // Memories.
@@ -74,6 +83,18 @@ struct Serve: ParsableCommand {
         }
         // Feed.
         // Push.
+        if let pushWebhook {
+            do {
+                _ = try WebhookURL(pushWebhook)
+            } catch {
+                throw ValidationError("--push-webhook: \(error.reason)")
+            }
+        } else if pushWebhookSecret != nil || pushWebhookCa != nil {
+            throw ValidationError("--push-webhook-secret and --push-webhook-ca need --push-webhook")
+        }
+        guard pushQueueSize > 0, pushMaxAttempts > 0, pushTimeout > 0 else {
+            throw ValidationError("--push-queue-size, --push-max-attempts and --push-timeout must be positive")
+        }
         // Activities.
         // Places.
         // Memories.
@@ -105,6 +126,12 @@ struct Serve: ParsableCommand {
         config.core.presenceGraceMilliseconds = Int64(presenceGrace) * 1000
         // Feed.
         // Push.
+        config.push.webhook = pushWebhook.flatMap { try? WebhookURL($0) }
+        config.push.secret = pushWebhookSecret ?? ProcessEnvironment.value("HUDDLE_PUSH_WEBHOOK_SECRET")
+        config.push.caFile = pushWebhookCa
+        config.push.queueCapacity = pushQueueSize
+        config.push.maxAttempts = pushMaxAttempts
+        config.push.requestTimeoutMilliseconds = Int64(pushTimeout) * 1000
         // Activities.
         // Places.
         // Memories.
