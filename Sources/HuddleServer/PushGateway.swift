@@ -15,7 +15,8 @@ import Logging
 /// any other non-2xx status drops it at once, since sending it again would be refused again.
 ///
 /// Nothing here is durable: the inbox and the chat rooms' unread counts are the durable record
-/// of what a user was owed, and a restart loses only the hand-offs still waiting.
+/// of what a user was owed, and a restart loses only the hand-offs still waiting after a short
+/// drain (`stop`).
 final class PushGateway: @unchecked Sendable {
     private let settings: PushSettings
     private let webhook: WebhookURL
@@ -32,6 +33,7 @@ final class PushGateway: @unchecked Sendable {
     private var retryTimer: (id: Int, due: Int64)?
     private var queueFullLog = LogThrottle()
     private var givenUpLog = LogThrottle()
+    private var stopping = false
 
     init(webhook: WebhookURL, settings: PushSettings, metrics: PushMetrics, logger: Logger) throws {
         self.webhook = webhook
@@ -47,23 +49,32 @@ final class PushGateway: @unchecked Sendable {
 
     func start() throws {
         thread = try LoopThread.spawn(name: "huddle-push") { [loop] in loop.run() }
-        logger.notice("push gateway enabled", metadata: ["webhook": "\(webhook)", "signed": "\(signingKey != nil)"])
+        logger.notice("push gateway enabled", metadata: ["webhook": "\(webhook.origin)", "signed": "\(signingKey != nil)"])
     }
 
-    /// After the core has stopped: what is still waiting or being sent is given up, with a log
-    /// line saying how much.
-    func stop() {
+    /// After the core has stopped (nothing new arrives): waits up to `drainMilliseconds` for
+    /// what is waiting or being sent — a restart should not swallow the notifications of its
+    /// last moments — then gives up the rest, with a log line saying how much.
+    func stop(drainMilliseconds: Int64 = 2_000) {
         loop.execute { [self] in
-            let abandoned = queue.removeAll() + inFlight.count
-            for request in inFlight.values { request.cancel() }
-            inFlight.removeAll()
-            metrics.queueDepth.store(0, ordering: .relaxed)
-            if abandoned > 0 {
-                logger.warning("push notifications not handed off before shutdown", metadata: ["count": "\(abandoned)"])
+            stopping = true
+            stopIfDrained()
+            loop.schedule(after: drainMilliseconds) { [unowned self] in
+                let abandoned = queue.removeAll() + inFlight.count
+                for request in inFlight.values { request.cancel() }
+                inFlight.removeAll()
+                metrics.queueDepth.store(0, ordering: .relaxed)
+                if abandoned > 0 {
+                    logger.warning("push notifications not handed off before shutdown", metadata: ["count": "\(abandoned)"])
+                }
+                loop.stop()
             }
-            loop.stop()
         }
         thread?.join()
+    }
+
+    private func stopIfDrained() {
+        if stopping, queue.count == 0, inFlight.isEmpty { loop.stop() }
     }
 
     /// Queues a notification; callable from any thread (the core's).
@@ -113,15 +124,13 @@ final class PushGateway: @unchecked Sendable {
     private func send(_ entry: PushQueue.Entry) {
         var entry = entry
         entry.attempts += 1
-        var key: ObjectIdentifier?
         let request = WebhookRequest(
             url: webhook, tlsContext: tlsContext, request: entry.delivery.request, loop: loop,
             timeoutMilliseconds: settings.requestTimeoutMilliseconds
-        ) { [unowned self] outcome in
-            if let key { inFlight[key] = nil }
+        ) { [unowned self] request, outcome in
+            inFlight[ObjectIdentifier(request)] = nil
             finished(entry, outcome)
         }
-        key = ObjectIdentifier(request)
         inFlight[ObjectIdentifier(request)] = request
         request.start()
     }
@@ -149,6 +158,7 @@ final class PushGateway: @unchecked Sendable {
             }
         }
         pump()
+        stopIfDrained()
     }
 
     private func giveUp(_ entry: PushQueue.Entry, _ message: Logger.Message, _ metadata: Logger.Metadata) {

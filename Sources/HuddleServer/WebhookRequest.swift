@@ -29,7 +29,7 @@ final class WebhookRequest: EventHandler {
     private let tlsContext: TLSClientContext?
     private let request: [UInt8]
     private let timeoutMilliseconds: Int64
-    private let completion: (Outcome) -> Void
+    private let completion: (WebhookRequest, Outcome) -> Void
 
     private var state = State.connecting
     private var fd: Int32 = -1
@@ -43,7 +43,7 @@ final class WebhookRequest: EventHandler {
 
     init(
         url: WebhookURL, tlsContext: TLSClientContext?, request: [UInt8], loop: EventLoop, timeoutMilliseconds: Int64,
-        completion: @escaping (Outcome) -> Void
+        completion: @escaping (WebhookRequest, Outcome) -> Void
     ) {
         self.url = url
         self.tlsContext = tlsContext
@@ -252,7 +252,7 @@ final class WebhookRequest: EventHandler {
         state = .finished
         cancelTimeout()
         closeSocket()
-        completion(outcome)
+        completion(self, outcome)
     }
 
     private func cancelTimeout() {

@@ -80,6 +80,12 @@ public struct WebhookURL: Sendable, Equatable, CustomStringConvertible {
         return port == (isSecure ? 443 : 80) ? name : "\(name):\(port)"
     }
 
+    /// Scheme, host and port: what logs show (a query may carry a token of the receiver's).
+    public var origin: String {
+        let name = host.contains(":") ? "[\(host)]" : host
+        return "\(isSecure ? "https" : "http")://\(name):\(port)"
+    }
+
     public var description: String {
         let name = host.contains(":") ? "[\(host)]" : host
         return "\(isSecure ? "https" : "http")://\(name):\(port)\(target)"

@@ -284,6 +284,35 @@ import Testing
         #expect(JSON.int(try bob.ok("mark_read", ["channel": Self.room, "offset": 3])["badge"]) == 0)
     }
 
+    @Test func aShutdownDrainsPendingHandOffsBriefly() async throws {
+        // A retry still waiting when the server is told to stop is sent before it exits.
+        let flaky = try WebhookReceiver(statuses: [503])
+        defer { flaky.stop() }
+        let server = try await start(["--push-webhook", flaky.url])
+        do {
+            let alice = try aliceWithBobOffline(port: server.port)
+            try alice.publish(Self.room, ["text": "last words"])
+            try await flaky.waitForRequests(1)
+        }
+        #expect(try await server.stop() == 0)
+        #expect(flaky.requests.count == 2)
+        #expect(server.logText.contains("push handed off"))
+        #expect(!server.logText.contains("not handed off before shutdown"))
+
+        // One that cannot finish is given up after the drain, and said so.
+        let stuck = try WebhookReceiver(holding: true)
+        defer { stuck.stop() }
+        let second = try await start(["--push-webhook", stuck.url])
+        do {
+            let alice = try aliceWithBobOffline(port: second.port)
+            try alice.publish(Self.room, ["text": "never answered"])
+            try await stuck.waitForRequests(1)
+        }
+        #expect(try await second.stop() == 0)
+        let line = second.logText.split(separator: "\n").first { $0.contains("push notifications not handed off before shutdown") }
+        #expect(line?.contains("count=1") == true)
+    }
+
     @Test func aBadWebhookURLStopsTheStartWithAClearError() async throws {
         for (url, reason) in [
             ("ftp://127.0.0.1/hook", "the scheme must be http or https"),
