@@ -14,7 +14,7 @@ extension HuddleCore {
     func notifyOfflineMember(of publication: Publication, in name: ChannelName, into step: inout CoreStep) {
         guard case .chat(let first, let second) = name.kind, let sender = publication.from else { return }
         let recipient = sender == first ? second : first
-        notifyIfOffline(
+        pushIfOffline(
             recipient, kind: .chatMessage, title: sender, body: .messageData(publication.data), target: "huddle://chat/" + name.text,
             id: "\(name.text)/\(publication.offset)", from: sender, at: publication.time, into: &step)
     }
@@ -22,19 +22,22 @@ extension HuddleCore {
     /// Someone asked `user` to be friends; called right after the notice reached `user`'s inbox.
     func notifyOfflineOfFriendRequest(_ user: Username, from requester: Username, message: String, at time: Int64, into step: inout CoreStep) {
         let body = message.isEmpty ? "wants to be friends" : "wants to be friends: " + message
-        notifyIfOffline(
+        pushIfOffline(
             user, kind: .friendRequest, title: requester, body: .text(body), target: "huddle://friends/requests",
             id: latestInboxPosition(of: user), from: requester, at: time, into: &step)
     }
 
     /// `accepter` accepted `user`'s request; called right after the notice reached `user`'s inbox.
     func notifyOfflineOfAcceptance(_ user: Username, by accepter: Username, at time: Int64, into step: inout CoreStep) {
-        notifyIfOffline(
+        pushIfOffline(
             user, kind: .friendAccepted, title: accepter, body: .text("accepted your friend request"), target: "huddle://friends",
             id: latestInboxPosition(of: user), from: accepter, at: time, into: &step)
     }
 
-    private func notifyIfOffline(
+    /// The one way to push: a `pushNotification` for `user` unless they have a live connection,
+    /// carrying their badge as it is now. Any feature calls it, with a kind of its own
+    /// (`PushKind`) and an `id` unique per notification, after recording what it tells of.
+    func pushIfOffline(
         _ user: Username, kind: PushKind, title: String, body: PushBody, target: String, id: String, from: Username,
         at time: Int64, into step: inout CoreStep
     ) {

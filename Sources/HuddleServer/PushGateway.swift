@@ -105,7 +105,8 @@ final class PushGateway: @unchecked Sendable {
         head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
         if let signingKey {
             let signature = Crypto.hmacSHA256(key: signingKey, message: body)
-            head += "X-Huddle-Signature: sha256=\(signature.map { String($0, radix: 16).leftPadded(to: 2) }.joined())\r\n"
+            let hex = signature.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            head += "X-Huddle-Signature: sha256=\(hex)\r\n"
         }
         head += "\r\n"
         return Array(head.utf8) + body
@@ -144,12 +145,12 @@ final class PushGateway: @unchecked Sendable {
         case .rejected(let status):
             metrics.failed.add(1, ordering: .relaxed)
             metrics.countDrop(.rejected)
-            giveUp(entry, "push refused by the webhook; dropped", metadata.merging(["status": "\(status)"]) { $1 })
+            giveUp("push refused by the webhook; dropped", metadata.merging(["status": "\(status)"]) { $1 })
         case .failed(let reason):
             metrics.failed.add(1, ordering: .relaxed)
             if entry.attempts >= settings.maxAttempts {
                 metrics.countDrop(.retriesExhausted)
-                giveUp(entry, "push failed on every attempt; dropped", metadata.merging(["attempts": "\(entry.attempts)", "reason": "\(reason)"]) { $1 })
+                giveUp("push failed on every attempt; dropped", metadata.merging(["attempts": "\(entry.attempts)", "reason": "\(reason)"]) { $1 })
             } else {
                 let nominal = settings.backoffMilliseconds(afterAttempts: entry.attempts)
                 let wait = Int64.random(in: (nominal / 2)...max(nominal, 1))
@@ -161,7 +162,8 @@ final class PushGateway: @unchecked Sendable {
         stopIfDrained()
     }
 
-    private func giveUp(_ entry: PushQueue.Entry, _ message: Logger.Message, _ metadata: Logger.Metadata) {
+    /// A warning for a notification given up, throttled (a dead webhook drops every one).
+    private func giveUp(_ message: Logger.Message, _ metadata: Logger.Metadata) {
         guard let heldBack = givenUpLog.admit(now: MonotonicClock.milliseconds()) else { return }
         logger.warning(message, metadata: metadata.merging(["also_dropped_since_last_line": "\(heldBack)"]) { $1 })
     }
@@ -188,11 +190,5 @@ final class PushGateway: @unchecked Sendable {
             pump()
         }
         retryTimer = (id, due)
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

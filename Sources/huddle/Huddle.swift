@@ -89,6 +89,9 @@ struct Serve: ParsableCommand {
             } catch {
                 throw ValidationError("--push-webhook: \(error.reason)")
             }
+            if pushWebhookCa != nil, !pushWebhook.lowercased().hasPrefix("https://") {
+                throw ValidationError("--push-webhook-ca is for an https:// webhook")
+            }
         } else if pushWebhookSecret != nil || pushWebhookCa != nil {
             throw ValidationError("--push-webhook-secret and --push-webhook-ca need --push-webhook")
         }

@@ -327,5 +327,8 @@ import Testing
         }
         let orphan = try await runProcess(ServerProcess.binary.path, ["--port", "0", "--push-webhook-secret", "x"], timeout: 20)
         #expect(orphan.status != 0 && orphan.stderr.contains("need --push-webhook"))
+        let plainWithCA = try await runProcess(
+            ServerProcess.binary.path, ["--port", "0", "--push-webhook", "http://127.0.0.1:9/hook", "--push-webhook-ca", "ca.pem"], timeout: 20)
+        #expect(plainWithCA.status != 0 && plainWithCA.stderr.contains("--push-webhook-ca is for an https:// webhook"))
     }
 }
