@@ -216,9 +216,11 @@ import Testing
 
     @Test func aFullQueueDropsTheOldestWaitingNotification() async throws {
         // The receiver holds every request: 4 are in flight (the concurrency), the queue holds 3.
+        // A long timeout: on a loaded machine a held request must not time out and come back
+        // as a retry, which would drop more.
         let receiver = try WebhookReceiver(holding: true)
         defer { receiver.stop() }
-        let server = try await start(["--push-webhook", receiver.url, "--push-queue-size", "3"])
+        let server = try await start(["--push-webhook", receiver.url, "--push-queue-size", "3", "--push-timeout", "300"])
         let alice = try aliceWithBobOffline(port: server.port)
         _ = try alice.publishAll(Self.room, (1...10).map { ["text": "\($0)"] })
         try await receiver.waitForRequests(4)
