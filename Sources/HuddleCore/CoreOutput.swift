@@ -27,6 +27,9 @@ public enum CoreOutput: Sendable, Equatable {
     case feedEvent(FeedEvent, to: [ConnectionRef])
 
     // Push.
+    /// Something owed to a user with no live connection, for the push gateway (the webhook).
+    /// Never logged: a replay makes none.
+    case pushNotification(PushNotification)
 
     // Activities.
 

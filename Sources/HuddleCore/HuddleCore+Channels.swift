@@ -90,6 +90,7 @@ extension HuddleCore {
         step.commands.append(.publishWithClientID(channel: name.text, from: identity.username, type: type, data: data, clientID: clientID, time: time))
         reply(connection, requestID, .published(epoch: publication.epoch, offset: publication.offset, time: time), into: &step)
         deliver(publication, into: &step)
+        notifyOfflineMember(of: publication, in: name, into: &step)
     }
 
     /// HTTP API: the server may publish to any valid channel, as nobody (`from` nil).
@@ -108,6 +109,7 @@ extension HuddleCore {
         step.commands.append(.publish(channel: name.text, from: from, type: type, data: data, time: time))
         reply(connection, requestID, .published(epoch: publication.epoch, offset: publication.offset, time: time), into: &step)
         deliver(publication, into: &step)
+        notifyOfflineMember(of: publication, in: name, into: &step)
     }
 
     /// A notice the server itself publishes (friend requests, …) to `inbox:USER`: stored and

@@ -21,6 +21,9 @@ final class CoreRunner: @unchecked Sendable {
     /// One per I/O loop; set before the thread starts.
     private var endpoints: [ProtocolEndpoint] = []
     let passwordWorkers: PasswordWorkers
+    /// Where `pushNotification` outputs go; nil without `--push-webhook` (they are dropped: the
+    /// inbox and unread counts already hold what they tell of). Set before the thread starts.
+    var pushGateway: PushGateway?
     private let metrics: ServerMetrics
     private let configuration: ServerConfiguration
     private let logger: Logger
@@ -229,6 +232,9 @@ final class CoreRunner: @unchecked Sendable {
             case .feedEvent:
                 break
             // Push.
+            // The publication or notice it tells of was taken back: nothing to tell.
+            case .pushNotification:
+                break
             // Activities.
             // Places.
             // Memories.
@@ -319,6 +325,8 @@ final class CoreRunner: @unchecked Sendable {
         case .feedEvent(let event, let recipients):
             fanOut(FeedEncoding.event(event), to: recipients)
         // Push.
+        case .pushNotification(let notification):
+            pushGateway?.submit(notification)
         // Activities.
         // Places.
         // Memories.
