@@ -1,3 +1,5 @@
+import HuddleCore
+
 /// The push gateway's waiting notifications: new ones in arrival order, and failed ones until
 /// their retry time. Bounded: past `capacity`, the oldest waiting notification is dropped —
 /// under a long webhook outage the newest are the ones still worth showing on a lock screen.
@@ -20,7 +22,7 @@ struct PushQueue {
         var due: Int64 = 0
     }
 
-    private struct RetryKey: Comparable {
+    private struct RetryKey: Comparable, Sendable {
         var due: Int64
         var sequence: UInt64
 
@@ -34,8 +36,8 @@ struct PushQueue {
     /// `fresh[..<freshStart]` were taken already; trimmed once they are half the array.
     private var freshStart = 0
     private var retrying: [UInt64: Entry] = [:]
-    private var retriesByDue = BinaryHeap<RetryKey>()
-    private var retriesByArrival = BinaryHeap<UInt64>()
+    private var retriesByDue = MinHeap<RetryKey>()
+    private var retriesByArrival = MinHeap<UInt64>()
     private var nextSequence: UInt64 = 0
 
     init(capacity: Int) {
