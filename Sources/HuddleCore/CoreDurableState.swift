@@ -16,6 +16,7 @@ public struct CoreDurableState: Sendable, Equatable, Codable {
     // Push.
     // Activities.
     // Places.
+    public internal(set) var places = Places()
     // Memories.
 
     public init() {}
@@ -32,6 +33,7 @@ extension CoreDurableState {
         // Push.
         // Activities.
         // Places.
+        case places
         // Memories.
     }
 
@@ -48,6 +50,7 @@ extension CoreDurableState {
         // Push.
         // Activities.
         // Places.
+        places = try container.decodeIfPresent(Places.self, forKey: .places) ?? Places()
         // Memories.
     }
 
@@ -62,6 +65,7 @@ extension CoreDurableState {
         // Push.
         // Activities.
         // Places.
+        try container.encode(places, forKey: .places)
         // Memories.
     }
 }

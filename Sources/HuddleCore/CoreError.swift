@@ -37,4 +37,6 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case alreadyRequested = "already_requested"
     case noRequest = "no_request"
     case notFriends = "not_friends"
+    case placeNotFound = "place_not_found"
+    case tooManyPlaces = "too_many_places"
 }

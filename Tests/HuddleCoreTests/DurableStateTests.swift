@@ -113,6 +113,8 @@ import Testing
             case .removeFriend: kinds.insert("removeFriend")
             case .publishWithClientID: kinds.insert("publishWithClientID")
             case .markRead: kinds.insert("markRead")
+            // Places: PlacesTests replays a scenario of its own.
+            case .setPlace, .removePlace, .updateLocation: kinds.insert("places")
             }
         }
         let state = harness.core.durableState
