@@ -252,6 +252,9 @@ final class CoreRunner: @unchecked Sendable {
         // Push.
         // Activities.
         // Places.
+        case .setPlace(let ref, let id, _, _, _, _, _), .removePlace(let ref, let id, _), .reportLocation(let ref, let id, _, _, _, _),
+             .reportRegion(let ref, let id, _, _, _):
+            replyUnavailable(ref, id)
         // Memories.
         case .serverPublish(let id, _, _, _):
             replyUnavailable(nil, id)
@@ -364,6 +367,8 @@ extension CoreRequest {
         switch self {
         case .signUp, .beginLogin, .logout, .publish, .serverPublish,
              .sendFriendRequest, .answerFriendRequest, .cancelFriendRequest, .removeFriend, .markRead:
+            return true
+        case .setPlace, .removePlace, .reportLocation, .reportRegion:
             return true
         default: return false
         }
