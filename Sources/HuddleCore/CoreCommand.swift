@@ -63,6 +63,14 @@ public enum CoreCommand: Codable, Sendable, Equatable {
     case endMatch(user: Username, partner: Username, activity: String, reason: ActivityEndReason, time: Int64)
 
     // Places.
+    // Places: the decisions travel in the commands, so a replay never re-runs the geometry.
+
+    /// Creates or replaces (same id) one of `user`'s places.
+    case setPlace(user: Username, place: Place, time: Int64)
+    case removePlace(user: Username, placeID: UInt64, time: Int64)
+    /// The location decided after an accepted observation (fix or region event). Logged with
+    /// the `place` publication on `loc:USER` when the decided place changed.
+    case updateLocation(user: Username, location: LocationState, time: Int64)
 
     // Memories.
 }

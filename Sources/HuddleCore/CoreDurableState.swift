@@ -19,6 +19,7 @@ public struct CoreDurableState: Sendable, Equatable, Codable {
     public internal(set) var activityStatuses = ActivityStatuses()
     public internal(set) var activityMatches = ActivityMatches()
     // Places.
+    public internal(set) var places = Places()
     // Memories.
 
     public init() {}
@@ -38,6 +39,7 @@ extension CoreDurableState {
         case activityStatuses
         case activityMatches
         // Places.
+        case places
         // Memories.
     }
 
@@ -57,6 +59,7 @@ extension CoreDurableState {
         activityStatuses = try container.decodeIfPresent(ActivityStatuses.self, forKey: .activityStatuses) ?? ActivityStatuses()
         activityMatches = try container.decodeIfPresent(ActivityMatches.self, forKey: .activityMatches) ?? ActivityMatches()
         // Places.
+        places = try container.decodeIfPresent(Places.self, forKey: .places) ?? Places()
         // Memories.
     }
 
@@ -74,6 +77,7 @@ extension CoreDurableState {
         try container.encode(activityStatuses, forKey: .activityStatuses)
         try container.encode(activityMatches, forKey: .activityMatches)
         // Places.
+        try container.encode(places, forKey: .places)
         // Memories.
     }
 }

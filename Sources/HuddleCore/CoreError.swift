@@ -46,5 +46,7 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case notOn = "not_on"
     // Push.
     // Places.
+    case placeNotFound = "place_not_found"
+    case tooManyPlaces = "too_many_places"
     // Memories.
 }

@@ -55,6 +55,18 @@ public enum CoreReply: Sendable, Equatable {
     case matches([ActivityMatch])
 
     // Places.
+    /// `place_set`: the place as stored.
+    case place(Place)
+    /// `places`: the caller's own, by id.
+    case places([Place])
+    /// `location_fix`, `region`: the decided place now, whether this report changed it, and
+    /// whether it was ignored (not newer than the last accepted report).
+    case location(Whereabouts, changed: Bool, ignored: Bool)
+    /// `where`.
+    case whereabouts(user: Username, Whereabouts)
+    /// `subscribe` to a `loc:` channel: as `subscribed`, plus the owner's place now, so a
+    /// follower sees it at once however old the last `place` publication is.
+    case locationSubscribed(channel: String, epoch: String, offset: UInt64, recovered: Bool?, publications: [Publication], current: Whereabouts)
 
     // Memories.
 }

@@ -88,6 +88,20 @@ public enum CoreRequest: Sendable {
     case expireActivities
 
     // Places.
+    // Places and location (protocol.md, "Places and location"). Coordinates in degrees,
+    // distances in metres, times in milliseconds since the Unix epoch.
+
+    /// Creates a place (`id` nil) or replaces the caller's place `id`.
+    case setPlace(ConnectionRef, requestID: String, id: UInt64?, label: String, latitude: Double, longitude: Double, radius: Double)
+    case removePlace(ConnectionRef, requestID: String, id: UInt64)
+    /// The caller's places with their coordinates; `user`, if given, must be the caller.
+    case listPlaces(ConnectionRef, requestID: String, user: String?)
+    /// A raw fix from the caller's phone, taken at `time` (the phone's clock).
+    case reportLocation(ConnectionRef, requestID: String, latitude: Double, longitude: Double, accuracy: Double, time: Int64)
+    /// The phone's region monitoring entered (`entered`) or left the caller's place `placeID`.
+    case reportRegion(ConnectionRef, requestID: String, placeID: UInt64, entered: Bool, time: Int64)
+    /// `where`: the caller's or a friend's decided place, without coordinates.
+    case locate(ConnectionRef, requestID: String, user: String)
 
     // Memories.
 

@@ -31,6 +31,14 @@ extension HuddleCore {
                 recovered = false
             }
         }
+        if case .loc(let owner) = name.kind {
+            // A follower sees the owner's place at once, however long ago it was published.
+            let current = whereabouts(of: owner)
+            return reply(connection, requestID, .locationSubscribed(
+                channel: name.text, epoch: channel?.epoch ?? "", offset: channel?.lastOffset ?? 0,
+                recovered: recovered, publications: missed, current: current
+            ), into: &step)
+        }
         reply(connection, requestID, .subscribed(
             channel: name.text, epoch: channel?.epoch ?? "", offset: channel?.lastOffset ?? 0,
             recovered: recovered, publications: missed

@@ -127,6 +127,18 @@ public final class HuddleCore {
             expireActivities(at: time, into: &step)
 
         // Places.
+        case let .setPlace(connection, requestID, id, label, latitude, longitude, radius):
+            setPlace(connection, requestID: requestID, id: id, label: label, latitude: latitude, longitude: longitude, radius: radius, at: time, into: &step)
+        case let .removePlace(connection, requestID, id):
+            removePlace(connection, requestID: requestID, id: id, at: time, into: &step)
+        case let .listPlaces(connection, requestID, user):
+            listPlaces(connection, requestID: requestID, user: user, into: &step)
+        case let .reportLocation(connection, requestID, latitude, longitude, accuracy, reported):
+            reportLocation(connection, requestID: requestID, fix: LocationFix(latitude: latitude, longitude: longitude, accuracy: accuracy, time: reported), at: time, into: &step)
+        case let .reportRegion(connection, requestID, placeID, entered, reported):
+            reportRegion(connection, requestID: requestID, placeID: placeID, entered: entered, reported: reported, at: time, into: &step)
+        case let .locate(connection, requestID, user):
+            locate(connection, requestID: requestID, user: user, into: &step)
 
         // Memories.
 
@@ -194,6 +206,12 @@ public final class HuddleCore {
             durableState.activityMatches.end(user, partner, activity: activity)
 
         // Places.
+        case let .setPlace(user, place, _):
+            durableState.places.set(place, of: user)
+        case let .removePlace(user, placeID, _):
+            durableState.places.remove(placeID, of: user)
+        case let .updateLocation(user, location, _):
+            durableState.places.setLocation(location, of: user)
 
         // Memories.
         }

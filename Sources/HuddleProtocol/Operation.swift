@@ -57,6 +57,17 @@ public enum Operation: Sendable, Equatable {
     case matches(byActivity: Bool)
 
     // Places.
+    /// Coordinates in degrees and radius in metres, as sent: the core judges their ranges.
+    /// `id` is the `place_id` argument (the top-level `id` is the request's).
+    case placeSet(id: UInt64?, label: String, latitude: Double, longitude: Double, radius: Double)
+    case placeRemove(id: UInt64)
+    case places(user: String?)
+    /// `time`: when the phone took the fix, milliseconds since the Unix epoch.
+    case locationFix(latitude: Double, longitude: Double, accuracy: Double, time: Int64)
+    /// `entered`: the `enter` event (else `exit`).
+    case region(placeID: UInt64, entered: Bool, time: Int64)
+    /// `where`.
+    case whereIs(user: String)
 
     // Memories.
     /// The op as it is spelled on the wire, for metrics labels and logs.
@@ -98,6 +109,12 @@ public enum Operation: Sendable, Equatable {
         case .activityOff: return "activity_off"
         case .matches: return "matches"
         // Places.
+        case .placeSet: return "place_set"
+        case .placeRemove: return "place_remove"
+        case .places: return "places"
+        case .locationFix: return "location_fix"
+        case .region: return "region"
+        case .whereIs: return "where"
         // Memories.
         }
     }

@@ -151,6 +151,27 @@ public enum RequestDecoder {
         case "matches":
             return .matches(byActivity: try matchOrderIsByActivity(arguments))
         // Places.
+        case "place_set":
+            return .placeSet(
+                id: try arguments.optionalPositiveInteger("place_id"),
+                label: try arguments.string("label"),
+                latitude: try arguments.number("lat"),
+                longitude: try arguments.number("lon"),
+                radius: try arguments.number("radius"))
+        case "place_remove":
+            return .placeRemove(id: try arguments.positiveInteger("place_id"))
+        case "places":
+            return .places(user: try arguments.optionalString("user"))
+        case "location_fix":
+            return .locationFix(
+                latitude: try arguments.number("lat"),
+                longitude: try arguments.number("lon"),
+                accuracy: try arguments.number("accuracy"),
+                time: try arguments.milliseconds("time"))
+        case "region":
+            return .region(placeID: try arguments.positiveInteger("place_id"), entered: try arguments.regionEvent(), time: try arguments.milliseconds("time"))
+        case "where":
+            return .whereIs(user: try arguments.string("user"))
         // Memories.
         default:
             // The op is echoed for the client's author, but not at any length.

@@ -266,6 +266,9 @@ final class CoreRunner: @unchecked Sendable {
         case .activityOn(let ref, let id, _, _, _), .activityOff(let ref, let id, _):
             replyUnavailable(ref, id)
         // Places.
+        case .setPlace(let ref, let id, _, _, _, _, _), .removePlace(let ref, let id, _), .reportLocation(let ref, let id, _, _, _, _),
+             .reportRegion(let ref, let id, _, _, _):
+            replyUnavailable(ref, id)
         // Memories.
         case .serverPublish(let id, _, _, _):
             replyUnavailable(nil, id)
@@ -391,6 +394,8 @@ extension CoreRequest {
         case .activityOn, .activityOff, .expireActivities:
             return true
         // Places.
+        case .setPlace, .removePlace, .reportLocation, .reportRegion:
+            return true
         // Memories.
         default: return false
         }

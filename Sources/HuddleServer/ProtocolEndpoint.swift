@@ -275,6 +275,18 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         case .matches(let byActivity):
             runner.submit(.listMatches(ref, requestID: id, byActivity: byActivity), op: op)
         // Places.
+        case .placeSet(let placeID, let label, let latitude, let longitude, let radius):
+            runner.submit(.setPlace(ref, requestID: id, id: placeID, label: label, latitude: latitude, longitude: longitude, radius: radius), op: op)
+        case .placeRemove(let placeID):
+            runner.submit(.removePlace(ref, requestID: id, id: placeID), op: op)
+        case .places(let user):
+            runner.submit(.listPlaces(ref, requestID: id, user: user), op: op)
+        case .locationFix(let latitude, let longitude, let accuracy, let time):
+            runner.submit(.reportLocation(ref, requestID: id, latitude: latitude, longitude: longitude, accuracy: accuracy, time: time), op: op)
+        case .region(let placeID, let entered, let time):
+            runner.submit(.reportRegion(ref, requestID: id, placeID: placeID, entered: entered, time: time), op: op)
+        case .whereIs(let user):
+            runner.submit(.locate(ref, requestID: id, user: user), op: op)
         // Memories.
         }
     }

@@ -105,6 +105,19 @@ enum ReplyEncoding {
         case .matches(let list):
             return .object([("matches", .array(list.map(matchObject)))])
         // Places.
+        case .place(let place):
+            return .object([("place", placeObject(place))])
+        case .places(let places):
+            return .object([("places", .array(places.map(placeObject)))])
+        case .location(let whereabouts, let changed, let ignored):
+            var members = whereaboutsMembers(whereabouts)
+            members.append(("changed", .bool(changed)))
+            if ignored { members.append(("ignored", .bool(true))) }
+            return .object(members)
+        case .whereabouts(let user, let whereabouts):
+            return .object([("user", .string(user))] + whereaboutsMembers(whereabouts))
+        case .locationSubscribed(let channel, let epoch, let offset, let recovered, let publications, let current):
+            return locationSubscription(channel, epoch, offset, recovered, publications, current: current)
         // Memories.
         }
     }

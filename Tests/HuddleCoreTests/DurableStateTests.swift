@@ -130,6 +130,8 @@ import Testing
             case .addComment: kinds.insert("addComment")
             case .deletePost: kinds.insert("deletePost")
             case .setActivity, .clearActivity, .startMatch, .endMatch: break  // ActivitiesTests has their replay scenario
+            // Places: PlacesTests replays a scenario of its own.
+            case .setPlace, .removePlace, .updateLocation: kinds.insert("places")
             }
         }
         let state = harness.core.durableState
