@@ -215,7 +215,14 @@ final class ChatApp {
         guard let me = username else { return }
         var since: Position?
         if let epoch = settings.inboxEpoch, let offset = settings.inboxOffset { since = Position(epoch: epoch, offset: offset) }
-        follow("inbox:\(me)", since: since)
+        follow("inbox:\(me)", since: since) { [unowned self] subscription in
+            // The first run starts the record here (even at offset 0): notices that come
+            // while huddle-chat is not running are shown on its next start.
+            guard username == me, settings.inboxOffset == nil else { return }
+            settings.inboxEpoch = subscription.epoch
+            settings.inboxOffset = subscription.offset
+            saveSettings()
+        }
         client.friends { [unowned self] outcome in
             guard username == me, case .success(let friends) = outcome else { return }
             for friend in friends { follow(ChatRoom.name(me, friend.username)) }
@@ -227,13 +234,17 @@ final class ChatApp {
     }
 
     /// Subscribes to `channel` once per session; its publications then print live.
-    func follow(_ channel: String, since: Position? = nil) {
+    func follow(_ channel: String, since: Position? = nil, subscribed: ((SubscribeResult) -> Void)? = nil) {
         guard !followed.contains(channel) else { return }
         followed.insert(channel)
         client.subscribe(channel, since: since) { [unowned self] outcome in
-            guard case .failure(let error) = outcome else { return }
-            followed.remove(channel)
-            show(ChatLines.error(error))
+            switch outcome {
+            case .success(let result):
+                subscribed?(result)
+            case .failure(let error):
+                followed.remove(channel)
+                show(ChatLines.error(error))
+            }
         }
     }
 
