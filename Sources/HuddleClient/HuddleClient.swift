@@ -458,7 +458,7 @@ public final class HuddleClient {
     private static func describe(code: WebSocketCloseCode?, reason: String) -> String {
         guard let code else { return reason }
         switch code.rawValue {
-        case 1001: return "the server is going away" + (reason.isEmpty ? "" : " (\(reason))")
+        case 1001: return "the server is going away" + (reason.isEmpty ? "" : ": \(reason)")
         case 1006: return reason.isEmpty ? "the connection dropped" : reason
         default: return "closed with \(code.rawValue)" + (reason.isEmpty ? "" : ": \(reason)")
         }

@@ -86,7 +86,8 @@ final class ChatApp {
             switch action {
             case .submit(let line):
                 guard !line.trimmed.isEmpty else { continue }
-                terminal.show(currentPrompt + ChatLines.clean(line))
+                // Commands stay on screen above the prompt; a message shows once delivered.
+                if line.trimmed.hasPrefix("/") { terminal.show(currentPrompt + ChatLines.clean(Self.maskingPassword(line.trimmed))) }
                 enqueue(line)
             case .interrupt, .endOfInput:
                 quit()
@@ -94,6 +95,14 @@ final class ChatApp {
                 userIsTyping(terminal.editor.line)
             }
         }
+    }
+
+    /// `line` with the password of `/signup` and `/login` starred out, for the screen.
+    static func maskingPassword(_ line: String) -> String {
+        let words = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard let name = words.first, ["/signup", "/login"].contains(name.lowercased()), words.count == (name.lowercased() == "/signup" ? 4 : 3)
+        else { return line }
+        return (words.dropLast().map(String.init) + ["********"]).joined(separator: " ")
     }
 
     /// Standard input ended: quit once the commands already read have run.
@@ -277,7 +286,8 @@ final class ChatApp {
                         openPartner = partner
                         typingUntil = [:]
                         updatePrompt()
-                        show("[chat] chatting with \(partner) in \(room): \(page.offset) messages, the last \(page.publications.count) below; type to send")
+                        let count = page.offset == 1 ? "1 message" : "\(page.offset) messages"
+                        show("[chat] chatting with \(partner) in \(room) (\(count), the last \(page.publications.count) below); type to send")
                         for publication in page.publications.reversed() { show(ChatLines.history(publication)) }
                         if page.offset > 0 { client.markRead(room, offset: page.offset) { _ in } }
                     }

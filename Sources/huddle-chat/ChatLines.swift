@@ -87,7 +87,9 @@ enum ChatLines {
     static func reconnecting(attempt: Int, delayMilliseconds: Int64, reason: String) -> String {
         let tenths = (max(delayMilliseconds, 0) + 50) / 100
         let seconds = "\(tenths / 10).\(tenths % 10)"
-        return "[connection] lost (\(clean(reason))); reconnecting in \(seconds) s (attempt \(attempt))"
+        return attempt == 1
+            ? "[connection] lost (\(clean(reason))); reconnecting in \(seconds) s"
+            : "[connection] attempt \(attempt - 1) failed (\(clean(reason))); next in \(seconds) s"
     }
 
     static func notRecovered(_ channel: String) -> String {

@@ -64,7 +64,7 @@ struct HuddleChat: ParsableCommand {
             stopLoop: { loop.stop() })
         let box = LoopConfined(app: app, terminal: terminal)
         if interactive {
-            display.show("huddle-chat: connecting to \(clientURL) (/help lists the commands, Ctrl-C quits)")
+            display.show("huddle-chat: connecting to \(clientURL); /help for commands, Ctrl-C to quit")
         }
         loop.execute { box.app.start() }
         try InputReader.start(

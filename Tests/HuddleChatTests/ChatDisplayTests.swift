@@ -76,7 +76,15 @@ import Testing
         #expect(ChatLines.error(.server(code: "not_authenticated", message: "sign in first: signup, login or auth"))
             == "[error] not_authenticated: sign in first: /signup USER EMAIL PASSWORD or /login USER PASSWORD")
         #expect(ChatLines.error(.timedOut) == "[error] timed_out: no reply from the server in time")
-        #expect(ChatLines.reconnecting(attempt: 3, delayMilliseconds: 1_949, reason: "the server is going away")
-            == "[connection] lost (the server is going away); reconnecting in 1.9 s (attempt 3)")
+        #expect(ChatLines.reconnecting(attempt: 1, delayMilliseconds: 249, reason: "the server is going away")
+            == "[connection] lost (the server is going away); reconnecting in 0.2 s")
+        #expect(ChatLines.reconnecting(attempt: 3, delayMilliseconds: 1_949, reason: "connection refused")
+            == "[connection] attempt 2 failed (connection refused); next in 1.9 s")
+    }
+
+    @Test func passwordsAreStarredOutOnScreen() {
+        #expect(ChatApp.maskingPassword("/signup alice a@example.com pw-secret-1") == "/signup alice a@example.com ********")
+        #expect(ChatApp.maskingPassword("/login alice  pw-secret-1") == "/login alice ********")
+        #expect(ChatApp.maskingPassword("/add bob my password is x") == "/add bob my password is x")
     }
 }

@@ -25,6 +25,9 @@ enum TerminalMode {
         for signal in [SIGINT, SIGTERM, SIGHUP] {
             Glibc.signal(signal) { number in
                 TerminalMode.restore()
+                // Leave the half-typed line as it is and let the shell speak on a fresh one.
+                var newline: UInt8 = 0x0A
+                _ = Glibc.write(STDOUT_FILENO, &newline, 1)
                 Glibc.signal(number, SIG_DFL)
                 raise(number)
             }
