@@ -187,9 +187,34 @@ import Testing
         #expect(try await client.failure { $0.ping(completion: $1) } == .closed)
         #expect(client.events.last == .stopped(.requested))
 
-        // A request that cannot get a connection within its timeout fails with timedOut.
+        // A request that cannot get a connection within its timeout fails with timedOut, and
+        // the waiting room is bounded.
         proxy.setRefusing(true)
-        let impatient = try await ClientHarness(url: proxy.url) { $0.requestTimeoutMilliseconds = 300 }
-        #expect(try await impatient.failure { $0.ping(completion: $1) } == .timedOut)
+        let impatient = try await ClientHarness(url: proxy.url) {
+            $0.requestTimeoutMilliseconds = 300
+            $0.maxQueuedRequests = 1
+        }
+        async let waiting = impatient.call { $0.ping(completion: $1) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await impatient.failure { $0.ping(completion: $1) } == .overloaded)
+        #expect(await waiting == .failure(.timedOut))
+    }
+
+    /// wss://: the test CA trusted through the configuration, or `insecure`; an untrusted
+    /// certificate is a failed attempt (the reason says why), retried like any other.
+    @Test func secureConnections() async throws {
+        let certificates = try TestCertificates.shared.get()
+        let server = try await ServerProcess(["--kdf-iterations", "1000"], tls: certificates)
+        for tls in [ClientTLSOptions(caFile: certificates.caCertificate.path), ClientTLSOptions(insecure: true)] {
+            let client = try await ClientHarness(url: server.tlsURL) { $0.connection.tls = tls }
+            #expect(try await client.ok("ping over wss") { $0.ping(completion: $1) } > 0)
+        }
+        let untrusted = try await ClientHarness(url: server.tlsURL) { $0.reconnect.maxAttempts = 1 }
+        try await untrusted.waitFor("giving up") { $0.contains { $0.stopReason != nil } }
+        guard case .gaveUp(_, let reason)? = untrusted.events.compactMap(\.stopReason).first else {
+            Issue.record("did not give up: \(untrusted.events)")
+            return
+        }
+        #expect(reason.contains("certificate"), "\(reason)")
     }
 }

@@ -165,6 +165,28 @@ import Testing
         #expect(try await third.exitStatus() == 0)
     }
 
+    /// wss:// with `--ca` (the test CA) or `--insecure`; without either the system store does
+    /// not trust the test CA and the lines say so.
+    @Test func secureConnections() async throws {
+        let certificates = try TestCertificates.shared.get()
+        let server = try await ServerProcess(["--kdf-iterations", "1000"], tls: certificates)
+        let home = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: home) }
+        for (name, arguments) in [("carol", ["--ca", certificates.caCertificate.path]), ("dave", ["--insecure"])] {
+            let chat = try ChatProcess(url: server.tlsURL, settingsFile: home.appendingPathComponent("\(name).json"), arguments: arguments)
+            try chat.send("/signup \(name) \(name)@example.com \(Self.password)")
+            try await chat.line("[ok] signed up as \(name)")
+            try chat.send("/quit")
+            #expect(try await chat.exitStatus() == 0)
+        }
+        let untrusted = try ChatProcess(url: server.tlsURL, settingsFile: home.appendingPathComponent("eve.json"))
+        try await untrusted.line("a certificate failure") { $0.hasPrefix("[connection] lost (") && $0.contains("certificate") }
+        try untrusted.closeInput()
+        #expect(try await untrusted.exitStatus() == 0)
+        let missing = try ChatProcess(url: server.tlsURL, settingsFile: home.appendingPathComponent("eve.json"), arguments: ["--ca", "/nonexistent.pem"])
+        #expect(try await missing.exitStatus() != 0, "an unreadable --ca is refused up front")
+    }
+
     /// Friend notices that came while huddle-chat was not running are shown on its next start
     /// (the inbox resumes from the position saved in the settings file).
     @Test func noticesThatCameWhileAwayAreShownOnTheNextStart() async throws {
