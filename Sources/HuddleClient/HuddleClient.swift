@@ -274,7 +274,9 @@ public final class HuddleClient {
             case .success(let result):
                 switch subscribed(channel, result: result) {
                 case .success(let subscription):
-                    if let recovered = subscription.recovered { emit(.recovered(channel: channel, recovered: recovered)) }
+                    if let recovered = subscription.recovered, ledger.isTracked(channel) {
+                        emit(.recovered(channel: channel, recovered: recovered))
+                    }
                 case .failure(let error):
                     ledger.untrack(channel)
                     emit(.subscriptionEnded(channel: channel, error: error))
@@ -483,8 +485,9 @@ public final class HuddleClient {
         let abandoned = queued + inFlight.filter { $0.onLoss != .drop }
         queued = []
         inFlight = []
-        for request in abandoned { request.complete(.failure(.closed)) }
+        // The reason first, so the application knows why before its requests fail.
         emit(.stopped(reason))
+        for request in abandoned { request.complete(.failure(.closed)) }
     }
 
     // MARK: Messages

@@ -252,7 +252,8 @@ final class ChatApp {
                 subscribed?(result)
             case .failure(let error):
                 followed.remove(channel)
-                show(ChatLines.error(error))
+                // A stopped client has said why already (a refused session: signed out).
+                if error != .closed { show(ChatLines.error(error)) }
             }
         }
     }
