@@ -224,6 +224,91 @@ import Testing
     }
 }
 
+extension ClientSessionReconnectTests {
+    /// The load generator's shape: hundreds of clients on ONE loop thread (no thread, no timer
+    /// each) all resume across a server kill -9, each with every publication once.
+    @Test func fiveHundredClientsOnOneLoopResumeAfterAServerKill() async throws {
+        let count = 500
+        let data = try ServerProcess.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        var server = try await DurableServer.start(dataDirectory: data)
+        let proxy = try TCPProxy(targetPort: server.port)
+        defer { proxy.stop() }
+        let token = try V1Client(port: server.port).signUp("fleet")
+        let publisherToken = try V1Client(port: server.port).signUp("fleet_pub")
+        let room = "room:fleet"
+        let loop = try TestLoop()
+        defer { loop.stop() }
+        let fleet = ClientFleet(count: count)
+        let url = try ClientURL(proxy.url + "/v1")
+        await loop.run { fleet.start(url: url, token: token, room: room, loop: loop.loop) }
+        try await eventually(timeout: 120, "\(count) subscriptions") { fleet.subscribed == count }
+
+        _ = try ProtocolClient.flood(room, count: 5, token: publisherToken, port: server.port)
+        try await eventually(timeout: 60, "five publications each") { fleet.deliveredCounts.allSatisfy { $0 >= 5 } }
+        server.kill9()
+        server = try await DurableServer.start(dataDirectory: data)
+        proxy.setTarget(server.port)
+        _ = try ProtocolClient.flood(room, count: 5, first: 6, token: publisherToken, port: server.port)
+        try await eventually(timeout: 120, "ten publications each, after resuming") { fleet.deliveredCounts.allSatisfy { $0 >= 10 } }
+        try await Task.sleep(for: .milliseconds(300))
+        let offsets = fleet.offsets
+        #expect(offsets.allSatisfy { $0 == Array(1...10) }, "\(offsets.filter { $0 != Array(1...10) }.prefix(3))")
+        #expect(fleet.connectedEvents >= 2 * count)
+        await loop.run { fleet.stopAll() }
+    }
+}
+
+/// Many `HuddleClient`s on one loop, each counting what it delivers.
+final class ClientFleet: @unchecked Sendable {
+    /// Loop-confined.
+    private var clients: [HuddleClient] = []
+    private let record: Record
+
+    /// Shared with the clients' callbacks on the loop and read by the test.
+    final class Record: Sendable {
+        let state: Mutex<(offsets: [[UInt64]], subscribed: Int, connected: Int)>
+        init(count: Int) { state = Mutex((Array(repeating: [], count: count), 0, 0)) }
+        func withLock<Result>(_ body: (inout (offsets: [[UInt64]], subscribed: Int, connected: Int)) -> Result) -> Result {
+            state.withLock { body(&$0) }
+        }
+    }
+
+    init(count: Int) {
+        record = Record(count: count)
+    }
+
+    var subscribed: Int { record.withLock { $0.subscribed } }
+    var connectedEvents: Int { record.withLock { $0.connected } }
+    var offsets: [[UInt64]] { record.withLock { $0.offsets } }
+    var deliveredCounts: [Int] { record.withLock { $0.offsets.map(\.count) } }
+
+    func start(url: ClientURL, token: String, room: String, loop: EventLoop) {
+        for index in 0..<record.withLock({ $0.offsets.count }) {
+            var configuration = HuddleClientConfiguration(url: url, credentials: .token(token))
+            configuration.reconnect = ReconnectPolicy(initialDelayMilliseconds: 200, maxDelayMilliseconds: 2_000)
+            configuration.requestTimeoutMilliseconds = 60_000
+            let client = HuddleClient(configuration: configuration, loop: loop)
+            client.onEvent = { [record] event in
+                switch event {
+                case .publication(let publication): record.withLock { $0.offsets[index].append(publication.offset) }
+                case .connected: record.withLock { $0.connected += 1 }
+                default: break
+                }
+            }
+            client.start()
+            client.subscribe(room) { [record] outcome in
+                if case .success = outcome { record.withLock { $0.subscribed += 1 } }
+            }
+            clients.append(client)
+        }
+    }
+
+    func stopAll() {
+        for client in clients { client.stop() }
+    }
+}
+
 /// Publishes `{"seq": n}` for n = 1…count, one after the other, each `intervalMilliseconds`
 /// after the previous reply: a steady stream that keeps going across reconnects.
 final class SteadyPublisher: Sendable {
