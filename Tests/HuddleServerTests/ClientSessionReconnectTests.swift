@@ -38,12 +38,11 @@ import Testing
         let publisherToken = try V1Client(port: server.port).signUp("drop_pub")
         let subscriberToken = try V1Client(port: server.port).signUp("drop_sub")
         let room = "room:drops"
-        let total = 300
 
         let subscriber = try await ClientHarness(url: proxy.url, credentials: .token(subscriberToken), configure: Self.resilient)
         let publisher = try await ClientHarness(url: proxy.url, credentials: .token(publisherToken), configure: Self.resilient)
         _ = try await subscriber.ok("subscribe") { $0.subscribe(room, completion: $1) }
-        let steady = await SteadyPublisher.start(on: publisher, channel: room, count: total, intervalMilliseconds: 5)
+        let steady = await SteadyPublisher.start(on: publisher, channel: room, intervalMilliseconds: 5)
 
         for drop in Drop.allCases {
             let delivered = subscriber.publications(on: room).count
@@ -67,8 +66,13 @@ import Testing
             }
             try await subscriber.waitUntilConnected(times: connections + 1, timeout: 30)
         }
+        // Traffic after the last drop too, then the stream ends and everything sent must arrive.
+        let afterDrops = subscriber.publications(on: room).count
+        try await subscriber.waitFor("traffic after the drops", timeout: 30) { _ in subscriber.publications(on: room).count >= afterDrops + 25 }
+        steady.stop()
+        try await eventually(timeout: 60, "the publisher's last acknowledgement") { steady.acknowledged == steady.issued }
+        let total = steady.issued
         try await subscriber.waitFor("all \(total) publications", timeout: 60) { _ in subscriber.publications(on: room).count >= total }
-        try await eventually(timeout: 30, "the publisher's last acknowledgement") { steady.acknowledged == total }
         try await Task.sleep(for: .milliseconds(300))  // room for a stray duplicate to show
 
         let publications = subscriber.publications(on: room)
@@ -309,22 +313,31 @@ final class ClientFleet: @unchecked Sendable {
     }
 }
 
-/// Publishes `{"seq": n}` for n = 1…count, one after the other, each `intervalMilliseconds`
-/// after the previous reply: a steady stream that keeps going across reconnects.
+/// Publishes `{"seq": n}` for n = 1, 2, 3… one after the other, each `intervalMilliseconds`
+/// after the previous reply, until stopped: a steady stream that keeps going across reconnects.
 final class SteadyPublisher: Sendable {
-    private let progress = Mutex<(acknowledged: Int, failures: [String])>((0, []))
+    private let progress = Mutex<(issued: Int, acknowledged: Int, failures: [String], stopping: Bool)>((0, 0, [], false))
 
+    /// The last publication the server acknowledged, and the last one sent.
     var acknowledged: Int { progress.withLock { $0.acknowledged } }
+    var issued: Int { progress.withLock { $0.issued } }
     var failures: [String] { progress.withLock { $0.failures } }
 
-    static func start(on harness: ClientHarness, channel: String, count: Int, intervalMilliseconds: Int64) async -> SteadyPublisher {
+    static func start(on harness: ClientHarness, channel: String, intervalMilliseconds: Int64) async -> SteadyPublisher {
         let publisher = SteadyPublisher()
-        await harness.run { client in publisher.publish(1, count: count, channel: channel, interval: intervalMilliseconds, client: client) }
+        await harness.run { client in publisher.publish(1, channel: channel, interval: intervalMilliseconds, client: client) }
         return publisher
     }
 
-    private func publish(_ n: Int, count: Int, channel: String, interval: Int64, client: HuddleClient) {
-        guard n <= count else { return }
+    /// No publication is started after this; the one in flight finishes.
+    func stop() { progress.withLock { $0.stopping = true } }
+
+    private func publish(_ n: Int, channel: String, interval: Int64, client: HuddleClient) {
+        guard progress.withLock({ progress -> Bool in
+            guard !progress.stopping else { return false }
+            progress.issued = n
+            return true
+        }) else { return }
         client.publish(channel, data: .object([("seq", .integer(n))])) { [self] outcome in
             progress.withLock {
                 switch outcome {
@@ -332,7 +345,7 @@ final class SteadyPublisher: Sendable {
                 case .failure(let error): $0.failures.append("\(n): \(error)")
                 }
             }
-            client.loop.schedule(after: interval) { self.publish(n + 1, count: count, channel: channel, interval: interval, client: client) }
+            client.loop.schedule(after: interval) { self.publish(n + 1, channel: channel, interval: interval, client: client) }
         }
     }
 }

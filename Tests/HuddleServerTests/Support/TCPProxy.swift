@@ -20,6 +20,9 @@ final class TCPProxy: @unchecked Sendable {
         var freezeRequested = false
         var stopped = false
         var accepted = 0
+        /// Cut and freeze requests made, and those the relay thread has carried out.
+        var requested = 0
+        var applied = 0
     }
 
     /// A client and the server connection made for it.
@@ -64,11 +67,22 @@ final class TCPProxy: @unchecked Sendable {
     func setRefusing(_ refusing: Bool) { control.withLock { $0.refusing = refusing } }
 
     /// Closes every relayed connection on both sides; with `reset`, as RST (a killed socket).
-    func cutAll(reset: Bool) { control.withLock { $0.cutRequested = reset } }
+    /// Returns once done.
+    func cutAll(reset: Bool) {
+        awaitRelay(control.withLock { $0.cutRequested = reset; $0.requested += 1; return $0.requested })
+    }
 
     /// From now on, bytes on the connections relayed so far are dropped: both ends hear
     /// nothing, and nothing tells them the path is dead. New connections relay normally.
-    func freezeAll() { control.withLock { $0.freezeRequested = true } }
+    /// Returns once in force, so whatever a test sends next is lost.
+    func freezeAll() {
+        awaitRelay(control.withLock { $0.freezeRequested = true; $0.requested += 1; return $0.requested })
+    }
+
+    /// Waits (briefly: one relay turn) until the relay thread has carried out request `ticket`.
+    private func awaitRelay(_ ticket: Int) {
+        while control.withLock({ $0.applied < ticket && !$0.stopped }) { usleep(1_000) }
+    }
 
     /// Connections accepted so far.
     var acceptedCount: Int { control.withLock { $0.accepted } }
@@ -109,6 +123,7 @@ final class TCPProxy: @unchecked Sendable {
             if commands.freezeRequested {
                 for index in pairs.indices { pairs[index].frozen = true }
             }
+            control.withLock { $0.applied = commands.requested }
 
             var polled = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
             for pair in pairs {
