@@ -112,6 +112,7 @@ extension HuddleCore {
         for (recipient, other) in [(first, second), (second, first)] {
             let notice = JSONText.object([("user", JSONText.string(other)), ("activity", JSONText.string(activity))])
             publishNotice(to: recipient, type: "match", data: notice, at: time, into: &step)
+            notifyOfflineOfMatch(recipient, with: other, activity: activity, at: time, into: &step)
         }
     }
 

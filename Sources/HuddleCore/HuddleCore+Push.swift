@@ -48,7 +48,7 @@ extension HuddleCore {
     }
 
     /// `inbox:USER/OFFSET` of the user's newest inbox notice: the one just published.
-    private func latestInboxPosition(of user: Username) -> String {
+    func latestInboxPosition(of user: Username) -> String {
         let inbox = "inbox:" + user
         return "\(inbox)/\(durableState.channels[inbox]?.lastOffset ?? 0)"
     }
