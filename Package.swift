@@ -51,6 +51,7 @@ let package = Package(
             name: "huddle",
             dependencies: [
                 "HuddleServer",
+                "HuddleCore",
                 "HuddleStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

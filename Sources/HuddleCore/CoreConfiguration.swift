@@ -19,6 +19,13 @@ public struct CoreConfiguration: Sendable {
     public var history: [ChannelNamespace: HistoryLimit] = Dictionary(
         uniqueKeysWithValues: ChannelNamespace.allCases.map { ($0, HistoryLimit.standard(for: $0)) }
     )
+    /// Friendship bounds (protocol.md, "Limits"): they keep every per-user friends set, and
+    /// the work a friend-wide fan-out (presence, feed, matches) does, bounded.
+    public var maxFriends = 1000
+    /// Requests a user may have sent and still waiting.
+    public var maxOutgoingFriendRequests = 100
+    /// Requests that may wait for one user's answer: beyond it, senders are refused.
+    public var maxIncomingFriendRequests = 1000
     /// The activity list and status lifetimes (protocol.md, "Activities and matches").
     public var activities = ActivitySettings()
 

@@ -37,6 +37,8 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case alreadyRequested = "already_requested"
     case noRequest = "no_request"
     case notFriends = "not_friends"
+    case tooManyFriends = "too_many_friends"
+    case tooManyRequests = "too_many_requests"
     // Feed.
     case postNotFound = "post_not_found"
     case alreadyLiked = "already_liked"

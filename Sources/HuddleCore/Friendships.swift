@@ -24,6 +24,13 @@ public struct Friendships: Sendable, Equatable {
         requestsBySender[sender]?[recipient]
     }
 
+    /// How many friends the user has, in O(1).
+    public func friendCount(of user: Username) -> Int { friendsByUser[user]?.count ?? 0 }
+    /// How many requests the user sent that are still waiting, in O(1).
+    public func outgoingRequestCount(of user: Username) -> Int { requestsBySender[user]?.count ?? 0 }
+    /// How many requests are waiting for the user's answer, in O(1).
+    public func incomingRequestCount(of user: Username) -> Int { sendersByRecipient[user]?.count ?? 0 }
+
     /// Requests the user received, newest first.
     public func incomingRequests(of user: Username) -> [FriendRequest] {
         (sendersByRecipient[user] ?? []).compactMap { requestsBySender[$0]?[user] }.sorted(by: FriendRequest.newestFirst)

@@ -31,10 +31,20 @@ extension HuddleCore {
         guard friendships.request(from: me, to: other) == nil else {
             return fail(connection, requestID, CoreError(.alreadyRequested, "you asked \(other) already"), into: &step)
         }
+        if let refusal = friendshipRefusal(me, other) {
+            return fail(connection, requestID, refusal, into: &step)
+        }
         if friendships.request(from: other, to: me) != nil {
             // Both asked: the second request is the first one's answer.
             befriend(requester: other, accepter: me, at: time, into: &step)
             return reply(connection, requestID, .friendRequestSent(becameFriends: true), into: &step)
+        }
+        if friendships.outgoingRequestCount(of: me) >= configuration.maxOutgoingFriendRequests {
+            let message = "you have \(configuration.maxOutgoingFriendRequests) requests waiting already; cancel one or wait for answers"
+            return fail(connection, requestID, CoreError(.tooManyRequests, message), into: &step)
+        }
+        if friendships.incomingRequestCount(of: other) >= configuration.maxIncomingFriendRequests {
+            return fail(connection, requestID, CoreError(.tooManyRequests, "\(other) has too many requests waiting"), into: &step)
         }
         record(.sendFriendRequest(from: me, to: other, message: message, time: time), into: &step)
         let notice = JSONText.object([("from", JSONText.string(me)), ("to", JSONText.string(other)), ("message", JSONText.string(message))])
@@ -63,6 +73,9 @@ extension HuddleCore {
             return fail(connection, requestID, CoreError(.noRequest, "\(requester) has not asked you"), into: &step)
         }
         if accept {
+            if let refusal = friendshipRefusal(identity.username, requester) {
+                return fail(connection, requestID, refusal, into: &step)
+            }
             befriend(requester: requester, accepter: identity.username, at: time, into: &step)
         } else {
             drop(from: requester, to: identity.username, noticeType: "friend_declined", at: time, into: &step)
@@ -129,6 +142,18 @@ extension HuddleCore {
         let notice = JSONText.object([("from", JSONText.string(sender)), ("to", JSONText.string(recipient))])
         publishNotice(to: recipient, type: noticeType, data: notice, at: time, into: &step)
         publishNotice(to: sender, type: noticeType, data: notice, at: time, into: &step)
+    }
+
+    /// `too_many_friends` when either side is at the friends bound, else nil.
+    private func friendshipRefusal(_ me: Username, _ other: Username) -> CoreError? {
+        let bound = configuration.maxFriends
+        if durableState.friendships.friendCount(of: me) >= bound {
+            return CoreError(.tooManyFriends, "you have \(bound) friends, the most allowed; remove one first")
+        }
+        if durableState.friendships.friendCount(of: other) >= bound {
+            return CoreError(.tooManyFriends, "\(other) has \(bound) friends, the most allowed")
+        }
+        return nil
     }
 
     /// The canonical name of an existing account, or nil having replied `user_not_found`.
