@@ -14,12 +14,6 @@
 //   send must parse as a response and pass the client's own checks
 //   (validateServerResponse, acceptServerResponse), agreeing on the same parameters.
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 private func check(_ condition: Bool, _ message: @autoclosure () -> String) {
     if !condition {
         fatalError("HTTPParserFuzzer invariant violated: \(message())")
@@ -38,11 +32,11 @@ private struct Outcome {
     var heads: [Head] = []
     var error: HTTPParseError?
 
-    /// The same heads at the same offsets and the same error status. Reasons may differ: the
-    /// early check of an unfinished start line words its 400 more generally than the full
-    /// grammar check does ("malformed request line" vs "malformed request target").
+    /// The same heads at the same offsets and the same error, reason included: a start line is
+    /// checked by the same byte-order scan whether it arrives whole or in pieces, and everything
+    /// else only once its line end is in.
     func isSameResult(as other: Outcome) -> Bool {
-        heads == other.heads && error?.status == other.error?.status
+        heads == other.heads && error == other.error
     }
 }
 
@@ -125,7 +119,7 @@ private func checkSplitIndependence(
     let whole = parse(input, pieceEnds: [], as: kind, limits: limits, onRequest: onRequest)
     let cut = size == 0 ? 0 : Int(input[0]) * size / 255
     let once = parse(input, pieceEnds: [cut], as: kind, limits: limits) { _ in }
-    check(once.isSameResult(as: whole) || isKnownStartLineDivergence(input, whole, once, kind, limits),
+    check(once.isSameResult(as: whole),
           "\(kind): split at \(cut) of \(size) gave \(once), whole gave \(whole), limits \(limits)")
     var ends: [Int] = []
     if size > 1 {
@@ -138,7 +132,7 @@ private func checkSplitIndependence(
         }
     }
     let many = parse(input, pieceEnds: ends, as: kind, limits: limits) { _ in }
-    check(many.isSameResult(as: whole) || isKnownStartLineDivergence(input, whole, many, kind, limits),
+    check(many.isSameResult(as: whole),
           "\(kind): \(ends.count + 1) pieces gave \(many), whole gave \(whole), limits \(limits)")
 }
 
@@ -184,72 +178,6 @@ private func handshake(_ head: HTTPRequestHead) {
         } catch {
             check(false, "a client rejects the server's extension answer \(negotiated.responseHeader): \(error)")
         }
-    }
-}
-
-// MARK: Known issue
-
-/// KNOWN ISSUE in HTTPHeadParser (fuzz/README.md, "Findings"): when one start line breaks
-/// several rules at once — too long (414), head too large (431), a control byte or a non-token
-/// method byte (400; for a response also against an HTTP/2 version, 505) — which status it
-/// gets depends on where the reads are cut. `absorbPartialLine` checks an unfinished line in
-/// the order 414, early-garbage 400, 431 when a read ends, `completeLine` a finished one in
-/// the order 414, 431, grammar; neither follows byte order. Every such outcome is an error,
-/// only the status differs. Tolerated so that fuzzing goes on past it; run with
-/// HUDDLE_FUZZ_STRICT=1 (e.g. to check a fix) to fail on it instead.
-private let toleratesKnownStartLineDivergence = getenv("HUDDLE_FUZZ_STRICT") == nil
-
-/// Whether `whole` and `other` differ only as described above: the same heads, then both fail
-/// on the same start line with statuses that are each one of the rules this line breaks.
-private func isKnownStartLineDivergence(
-    _ input: UnsafeRawBufferPointer, _ whole: Outcome, _ other: Outcome, _ kind: Kind, _ limits: HTTPHeadParser.Limits
-) -> Bool {
-    guard toleratesKnownStartLineDivergence, whole.heads == other.heads,
-          let wholeStatus = whole.error?.status, let otherStatus = other.error?.status
-    else { return false }
-    let lf: UInt8 = 0x0A, cr: UInt8 = 0x0D
-    // Blank lines before the start line count against the head size.
-    var index = whole.heads.last?.end ?? 0
-    while true {
-        if index < input.count, input[index] == lf {
-            index += 1
-        } else if index + 1 < input.count, input[index] == cr, input[index + 1] == lf {
-            index += 2
-        } else {
-            break
-        }
-    }
-    let blankBytes = index - (whole.heads.last?.end ?? 0)
-    let lineFeed = input[index...].firstIndex(of: lf)
-    let raw = input[index..<(lineFeed ?? input.count)]
-    let length = raw.count - (raw.last == cr ? 1 : 0)
-
-    var broken: Set<Int> = []
-    if length > limits.maxRequestLineLength { broken.insert(414) }
-    if blankBytes + raw.count + (lineFeed == nil ? 0 : 1) > limits.maxHeadSize { broken.insert(431) }
-    // The early check of HTTPHeadParser.rejectEarlyGarbage.
-    var passedMethod = false
-    var garbage = false
-    for byte in raw {
-        if kind == .request && !passedMethod {
-            if byte == 0x20 { passedMethod = true } else if !isTokenByte(byte) && byte != cr { garbage = true }
-        } else if (byte < 0x20 || byte == 0x7F) && byte != cr && !(kind == .response && byte == 0x09) {
-            garbage = true
-        }
-    }
-    if garbage {
-        broken.insert(400)
-        if lineFeed != nil && wholeStatus == 505 { broken.insert(505) }
-    }
-    return broken.count >= 2 && broken.contains(wholeStatus) && broken.contains(otherStatus)
-}
-
-private func isTokenByte(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-        return true
-    default:
-        return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
     }
 }
 

@@ -17,7 +17,10 @@ import Darwin
 /// - every limit is enforced on what has arrived, before a line ends: a long request line is
 ///   414 and an oversized head 431 while the peer is still sending, so nothing grows unbounded;
 /// - control bytes in the start line fail at once, so a TLS ClientHello on the plain port or
-///   binary garbage is 400 after its first byte, not after 8 KiB.
+///   binary garbage is 400 after its first byte, not after 8 KiB;
+/// - the start line is checked byte by byte in arrival order (`HTTPStartLineScan`), whether it
+///   arrives whole or in pieces, so a line breaking several rules gets the same status however
+///   the reads are cut.
 ///
 /// Deliberately strict where leniency enables request smuggling or header injection: obsolete
 /// line folding, whitespace before the colon, a bare CR, and control characters are all 400.
@@ -47,10 +50,7 @@ public struct HTTPHeadParser {
         case response(versionMinor: Int, status: Int, reason: String)
     }
 
-    private enum Kind {
-        case request
-        case response
-    }
+    private typealias Kind = HTTPStartLineScan.Kind
 
     private let limits: Limits
     /// The start of a line whose end has not arrived yet; empty whenever a read ended on a line end.
@@ -58,8 +58,9 @@ public struct HTTPHeadParser {
     /// Bytes of the head in lines already parsed, line ends included.
     private var completedSize = 0
     private var startLine: StartLine?
-    /// Whether the partial request line has passed its method, for the early garbage check.
-    private var partialStartLinePassedMethod = false
+    /// Where the checks of the current start line (or empty line before it) stand; its
+    /// `scannedCount` is `partialLine.count` while no start line has been parsed.
+    private var startLineScan = HTTPStartLineScan()
     private var headers = HTTPHeaders()
     private var failure: HTTPParseError?
 
@@ -98,6 +99,7 @@ public struct HTTPHeadParser {
         } catch {
             failure = error
             partialLine = []
+            startLineScan = HTTPStartLineScan()
             headers = HTTPHeaders()
             throw error
         }
@@ -141,55 +143,36 @@ public struct HTTPHeadParser {
     /// Keeps the start of an unfinished line, enforcing the limits on it now rather than when
     /// (if ever) its line end arrives.
     private mutating func absorbPartialLine(_ piece: UnsafeRawBufferPointer, as kind: Kind) throws(HTTPParseError) {
-        let partialLength = partialLine.count + piece.count
         if startLine == nil {
-            // A trailing CR may be the first half of the line end, which is not part of the line.
-            let endsInCR = piece.last == CR
-            if partialLength - (endsInCR ? 1 : 0) > limits.maxRequestLineLength {
-                throw HTTPParseError(status: 414, reason: kind == .request ? "request line too long" : "status line too long")
-            }
-            try rejectEarlyGarbage(piece, as: kind)
-        }
-        if completedSize + partialLength > limits.maxHeadSize {
+            try startLineScan.scan(piece, as: kind, headOffset: completedSize, limits: limits)
+        } else if completedSize + partialLine.count + piece.count > limits.maxHeadSize {
+            // A header line has no rule that a prefix decides other than this one.
             throw HTTPParseError(status: 431, reason: "head too large")
         }
         partialLine.append(contentsOf: piece)
     }
 
-    /// A cheap first look at start-line bytes before the line is complete: control bytes never
-    /// belong there (but HTAB may, in a reason phrase), and a method is a token. The full grammar
-    /// is checked when the line ends; this only ever fails what that check would fail.
-    private mutating func rejectEarlyGarbage(_ piece: UnsafeRawBufferPointer, as kind: Kind) throws(HTTPParseError) {
-        for byte in piece {
-            if kind == .request && !partialStartLinePassedMethod {
-                if byte == SP {
-                    partialStartLinePassedMethod = true
-                } else if !isTokenByte(byte) && byte != CR {
-                    throw .badRequest("malformed request line")
-                }
-            } else if isControlByte(byte) && byte != CR && !(kind == .response && byte == HTAB) {
-                throw .badRequest(kind == .request ? "malformed request line" : "malformed status line")
-            }
-        }
-    }
-
     /// Parses one line (without its LF); returns whether it was the empty line ending the head.
     private mutating func completeLine(_ rawLine: UnsafeRawBufferPointer, as kind: Kind) throws(HTTPParseError) -> Bool {
-        let length = rawLine.last == CR ? rawLine.count - 1 : rawLine.count
-        let line = UnsafeRawBufferPointer(rebasing: rawLine[0..<length])
-        if startLine == nil && length > limits.maxRequestLineLength {
-            throw HTTPParseError(status: 414, reason: kind == .request ? "request line too long" : "status line too long")
+        if startLine == nil {
+            // The bytes not scanned yet: all of a line that arrived whole, the last piece of one
+            // that was carried over. The scan enforces the line limit and, up to the LF, the head
+            // limit.
+            let unscanned = UnsafeRawBufferPointer(rebasing: rawLine[startLineScan.scannedCount...])
+            try startLineScan.scan(unscanned, as: kind, headOffset: completedSize, limits: limits)
         }
+        let length = rawLine.last == HTTPSyntax.cr ? rawLine.count - 1 : rawLine.count
+        let line = UnsafeRawBufferPointer(rebasing: rawLine[0..<length])
         completedSize += rawLine.count + 1
         if completedSize > limits.maxHeadSize {
             throw HTTPParseError(status: 431, reason: "head too large")
         }
         guard startLine != nil else {
+            startLineScan = HTTPStartLineScan()
             // RFC 9112 §2.2: an empty line before the start line is ignored (some clients send a
             // stray CRLF after a previous body). They still count against the head size.
             if length > 0 {
                 startLine = try kind == .request ? parseRequestLine(line) : parseStatusLine(line)
-                partialStartLinePassedMethod = false
             }
             return false
         }
@@ -200,11 +183,11 @@ public struct HTTPHeadParser {
 
     /// `method SP request-target SP HTTP-version` (RFC 9112 §3), single spaces only.
     private func parseRequestLine(_ line: UnsafeRawBufferPointer) throws(HTTPParseError) -> StartLine {
-        guard let methodEnd = line.firstIndex(of: SP), methodEnd > 0,
-              line[0..<methodEnd].allSatisfy(isTokenByte)
+        guard let methodEnd = line.firstIndex(of: HTTPSyntax.sp), methodEnd > 0,
+              line[0..<methodEnd].allSatisfy(HTTPSyntax.isToken)
         else { throw .badRequest("malformed request line") }
         let targetStart = methodEnd + 1
-        guard let targetEnd = line[targetStart...].firstIndex(of: SP), targetEnd > targetStart,
+        guard let targetEnd = line[targetStart...].firstIndex(of: HTTPSyntax.sp), targetEnd > targetStart,
               line[targetStart..<targetEnd].allSatisfy({ $0 > 0x20 && $0 < 0x7F })
         else { throw .badRequest("malformed request target") }
         let (major, minor) = try parseVersion(UnsafeRawBufferPointer(rebasing: line[(targetEnd + 1)...]))
@@ -217,19 +200,20 @@ public struct HTTPHeadParser {
     }
 
     /// `HTTP-version SP 3DIGIT SP [reason-phrase]` (RFC 9112 §4). A missing space after the code
-    /// is tolerated: some servers omit it together with an empty reason.
+    /// is tolerated: some servers omit it together with an empty reason. The scan has already
+    /// refused any version but 1.x, as soon as its 8 bytes were in.
     private func parseStatusLine(_ line: UnsafeRawBufferPointer) throws(HTTPParseError) -> StartLine {
-        guard line.count >= 12, line[8] == SP else { throw .badRequest("malformed status line") }
+        guard line.count >= 12, line[8] == HTTPSyntax.sp else { throw .badRequest("malformed status line") }
         let (_, minor) = try parseVersion(UnsafeRawBufferPointer(rebasing: line[0..<8]))
         var status = 0
         for byte in line[9..<12] {
-            guard isDigit(byte) else { throw .badRequest("malformed status code") }
+            guard HTTPSyntax.isDigit(byte) else { throw .badRequest("malformed status code") }
             status = status * 10 + Int(byte - UInt8(ascii: "0"))
         }
         guard status >= 100 else { throw .badRequest("malformed status code") }
         var reason = ""
         if line.count > 12 {
-            guard line[12] == SP, line[13...].allSatisfy(isFieldValueByte) else {
+            guard line[12] == HTTPSyntax.sp, line[13...].allSatisfy(HTTPSyntax.isFieldValue) else {
                 throw .badRequest("malformed status line")
             }
             reason = String(decoding: line[13...], as: UTF8.self)
@@ -241,7 +225,7 @@ public struct HTTPHeadParser {
     /// any other major version (an HTTP/2 preface, HTTP/0.9 claims) is 505.
     private func parseVersion(_ bytes: UnsafeRawBufferPointer) throws(HTTPParseError) -> (Int, Int) {
         guard bytes.count == 8, bytes.starts(with: "HTTP/".utf8),
-              isDigit(bytes[5]), bytes[6] == UInt8(ascii: "."), isDigit(bytes[7])
+              HTTPSyntax.isDigit(bytes[5]), bytes[6] == UInt8(ascii: "."), HTTPSyntax.isDigit(bytes[7])
         else { throw .badRequest("malformed HTTP version") }
         let major = Int(bytes[5] - UInt8(ascii: "0"))
         guard major == 1 else { throw HTTPParseError(status: 505, reason: "HTTP version not supported") }
@@ -250,18 +234,18 @@ public struct HTTPHeadParser {
 
     /// `field-name ":" OWS field-value OWS` (RFC 9112 §5).
     private mutating func parseHeaderLine(_ line: UnsafeRawBufferPointer) throws(HTTPParseError) {
-        if line[0] == SP || line[0] == HTAB {
+        if line[0] == HTTPSyntax.sp || line[0] == HTTPSyntax.htab {
             // RFC 9112 §5.2: obs-fold may be rejected; joining lines is how smuggling starts.
             throw .badRequest("obsolete line folding")
         }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0,
-              line[0..<colon].allSatisfy(isTokenByte)
+              line[0..<colon].allSatisfy(HTTPSyntax.isToken)
         else { throw .badRequest("malformed header field name") }
         var valueStart = colon + 1
         var valueEnd = line.count
-        while valueStart < valueEnd, line[valueStart] == SP || line[valueStart] == HTAB { valueStart += 1 }
-        while valueEnd > valueStart, line[valueEnd - 1] == SP || line[valueEnd - 1] == HTAB { valueEnd -= 1 }
-        guard line[valueStart..<valueEnd].allSatisfy(isFieldValueByte) else {
+        while valueStart < valueEnd, line[valueStart] == HTTPSyntax.sp || line[valueStart] == HTTPSyntax.htab { valueStart += 1 }
+        while valueEnd > valueStart, line[valueEnd - 1] == HTTPSyntax.sp || line[valueEnd - 1] == HTTPSyntax.htab { valueEnd -= 1 }
+        guard line[valueStart..<valueEnd].allSatisfy(HTTPSyntax.isFieldValue) else {
             throw .badRequest("invalid character in header field value")
         }
         guard headers.count < limits.maxHeaderCount else {
@@ -271,41 +255,5 @@ public struct HTTPHeadParser {
             name: String(decoding: line[0..<colon], as: UTF8.self),
             value: String(decoding: line[valueStart..<valueEnd], as: UTF8.self)
         )
-    }
-}
-
-private let CR: UInt8 = 0x0D
-private let SP: UInt8 = 0x20
-private let HTAB: UInt8 = 0x09
-
-@inline(__always)
-private func isDigit(_ byte: UInt8) -> Bool {
-    byte &- UInt8(ascii: "0") < 10
-}
-
-@inline(__always)
-private func isControlByte(_ byte: UInt8) -> Bool {
-    byte < 0x20 || byte == 0x7F
-}
-
-/// field-vchar, SP and HTAB; obs-text (0x80–0xFF) is let through as RFC 9110 §5.5 permits,
-/// and becomes U+FFFD in the String when it is not UTF-8.
-@inline(__always)
-private func isFieldValueByte(_ byte: UInt8) -> Bool {
-    byte == HTAB || !isControlByte(byte)
-}
-
-/// tchar (RFC 9110 §5.6.2): the characters of methods and header names.
-@inline(__always)
-private func isTokenByte(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-        return true
-    case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-         UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-         UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-        return true
-    default:
-        return false
     }
 }

@@ -330,7 +330,7 @@ private let frameBytes: [UInt8] = [0x81, 0x82, 0x01, 0x02, 0x03, 0x04, 0x49, 0x6
 }
 
 /// SplitMix64: a seeded generator, so a failing mutation can be replayed.
-private struct SeededGenerator: RandomNumberGenerator {
+struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
