@@ -8,7 +8,7 @@ extension ChatCommand {
             guard app.requireSignIn() != nil else { return done() }
             app.client.activities { outcome in app.report(outcome, done, success: ChatLines.activities) }
         },
-        ChatCommand("on", ["ACTIVITY"], rest: "[for USER,USER] [for 30m]", summary: "you are up for ACTIVITY now (for every friend, 2 hours, unless said)") {
+        ChatCommand("on", ["ACTIVITY"], rest: "[for USER,USER] [for 30m]", summary: "up for ACTIVITY now (all friends, 2 h by default)") {
             app, arguments, done in
             guard app.requireSignIn() != nil else { return done() }
             guard let (friends, seconds) = CommandArguments.activityOptions(arguments.count > 1 ? arguments[1] : nil) else {

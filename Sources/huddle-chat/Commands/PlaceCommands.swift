@@ -31,13 +31,13 @@ extension ChatCommand {
             guard app.requireSignIn() != nil, let id = placeID(app, arguments[0]) else { return done() }
             app.client.removePlace(id) { outcome in app.report(outcome, done) { _ in ChatLines.ok("place \(id) removed") } }
         },
-        ChatCommand("at", ["PLACE_ID"], summary: "you have arrived at your place PLACE_ID (as a phone's region monitoring says)") { app, arguments, done in
+        ChatCommand("at", ["PLACE_ID"], summary: "you arrived at place PLACE_ID (as phone region monitoring reports)") { app, arguments, done in
             region(app, arguments[0], entered: true, done)
         },
         ChatCommand("leave", ["PLACE_ID"], summary: "you have left your place PLACE_ID") { app, arguments, done in
             region(app, arguments[0], entered: false, done)
         },
-        ChatCommand("fix", ["LAT", "LON", "ACCURACY"], summary: "your position now (degrees, accuracy in metres): the server decides the place") {
+        ChatCommand("fix", ["LAT", "LON", "ACCURACY"], summary: "your position (degrees; accuracy in m): the server picks the place") {
             app, arguments, done in
             guard app.requireSignIn() != nil else { return done() }
             guard let latitude = CommandArguments.number(arguments[0]), let longitude = CommandArguments.number(arguments[1]),
