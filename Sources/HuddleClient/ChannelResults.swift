@@ -11,13 +11,16 @@ public struct SubscribeResult: Sendable, Equatable {
     public var recovered: Bool?
     /// How many recovered publications were delivered as events (duplicates left out).
     public var delivered: Int
+    /// For a `loc:USER` channel: where USER is now (also delivered as `HuddleEvent.whereabouts`).
+    public var current: Whereabouts?
 
-    public init(channel: String, epoch: String, offset: UInt64, recovered: Bool?, delivered: Int) {
+    public init(channel: String, epoch: String, offset: UInt64, recovered: Bool?, delivered: Int, current: Whereabouts? = nil) {
         self.channel = channel
         self.epoch = epoch
         self.offset = offset
         self.recovered = recovered
         self.delivered = delivered
+        self.current = current
     }
 }
 

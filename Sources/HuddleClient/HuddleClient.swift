@@ -15,7 +15,13 @@ import HuddleWebSocket
 /// idle client keeps only its subscriptions' positions, so one loop can drive thousands.
 ///
 /// Typed operations live in extensions by feature area (`HuddleClient+Accounts.swift`,
-/// `+Channels`, `+Friends`, `+Chat`), each a thin layer over `request(_:_:resendAfterReconnect:decode:completion:)`.
+/// `+Channels`, `+Friends`, `+Chat`, `+Feed`, `+Activities`, `+Places`), each a thin layer over
+/// `request(_:_:resendAfterReconnect:decode:completion:)`.
+///
+/// What survives a reconnect: channels (inboxes with their friend and match notices, chat
+/// rooms, `loc:` place changes) resume exactly; live-only events — the feed's, `presence`,
+/// `typing` — sent while the connection was down are gone, which `HuddleEvent.connected`
+/// says with `resumed: true`: reload the feed then.
 public final class HuddleClient {
     public enum State: Sendable, Equatable {
         /// Created; `start()` not called yet.
@@ -66,6 +72,8 @@ public final class HuddleClient {
     private var passwordRetried = false
     /// Resubscribes refused with `rate_limited`, to send again at the given time.
     private var resumesDue: [(channel: String, at: Int64)] = []
+    /// Who the last ready connection was signed in as: a new one as the same user resumes it.
+    private var lastReadyUsername: String?
 
     // Bookkeeping of the loop context's sweep.
     var sweepSlot = -1
@@ -255,12 +263,19 @@ public final class HuddleClient {
                 }
                 if gap { break }
             }
+            var current: Whereabouts?
+            if let object = result["current"], let owner = LocationChannel.user(in: channel) {
+                current = try Whereabouts.decode(object, user: owner)
+            }
             if gap {
                 resync(channel)
             } else {
                 ledger.subscribed(channel: channel, epoch: epoch, offset: offset)
+                // After what was replayed, as the place it leads to.
+                if let current, ledger.isTracked(channel) { emit(.whereabouts(current)) }
             }
-            return .success(SubscribeResult(channel: channel, epoch: epoch, offset: offset, recovered: recovered, delivered: delivered))
+            return .success(SubscribeResult(
+                channel: channel, epoch: epoch, offset: offset, recovered: recovered, delivered: delivered, current: current))
         } catch {
             return .failure(error)
         }
@@ -304,6 +319,8 @@ public final class HuddleClient {
     func signedIn(_ session: HuddleSession) {
         user = session.user
         if let token = session.token { self.token = token }
+        // Signed in on a ready connection: the next one as this user resumes this session.
+        if state == .ready { lastReadyUsername = session.user.username }
     }
 
     /// A logout succeeded: the server closes with 4001 next; the client reconnects anonymously
@@ -392,7 +409,9 @@ public final class HuddleClient {
         let waiting = queued
         queued = []
         for request in waiting { transmit(request) }
-        emit(.connected(user: user))
+        let resumed = user != nil && user?.username == lastReadyUsername
+        lastReadyUsername = user?.username
+        emit(.connected(user: user, resumed: resumed))
     }
 
     /// Ends the current connection at once, for a reason of ours; it reconnects as after a drop.
@@ -543,7 +562,11 @@ public final class HuddleClient {
             let error = message["error"]
             refusal = (error?["code"]?.stringValue ?? "auth_failed", error?["message"]?.stringValue ?? "")
         default:
-            emit(.other(name: name, message: message))
+            if let change = FeedEvent(name: name, message) {
+                emit(.feed(change))
+            } else {
+                emit(.other(name: name, message: message))
+            }
         }
     }
 

@@ -10,9 +10,11 @@ public enum HuddleEvent: Sendable, Equatable {
     case presence(user: String, online: Bool, time: Int64)
     /// The other member of a chat room is typing.
     case typing(channel: String, user: String, time: Int64)
-    /// A connection is open and signed in (`user` nil while anonymous). On a reconnect the
-    /// subscriptions are being resumed; `recovered` events follow.
-    case connected(user: HuddleUser?)
+    /// A connection is open and signed in (`user` nil while anonymous). `resumed`: it follows
+    /// an earlier connection of the same user that dropped. The subscriptions are being resumed
+    /// (`recovered` events follow), but what is live only — `feed` events, `presence`, `typing` —
+    /// was not replayed: read the feed again (`feed`) and the friends list (`friends`).
+    case connected(user: HuddleUser?, resumed: Bool = false)
     /// The connection dropped (or an attempt failed); the next attempt starts after `delayMilliseconds`.
     /// `attempt` counts the attempts since the last good connection (1 for the first retry).
     case reconnecting(attempt: Int, delayMilliseconds: Int64, reason: String)
@@ -24,6 +26,12 @@ public enum HuddleEvent: Sendable, Equatable {
     /// The server refused to resume a subscription (e.g. `forbidden` after a friendship
     /// ended); the client no longer tracks the channel.
     case subscriptionEnded(channel: String, error: HuddleClientError)
+    /// A change in the circle feed of the signed-in user (live only: see `FeedEvent`).
+    case feed(FeedEvent)
+    /// Where the owner of a subscribed `loc:USER` channel is, as the subscribe (or its resume
+    /// after a reconnect) reported it: after the publications it replayed, before its result.
+    /// Later changes are publications of type `place` on that channel: `Whereabouts(publication)`.
+    case whereabouts(Whereabouts)
     /// The client stopped for good and will not reconnect on its own.
     case stopped(HuddleStopReason)
     /// An event this client version does not know, as it came.

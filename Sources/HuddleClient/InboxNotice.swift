@@ -1,6 +1,7 @@
 import HuddleProtocol
 
-/// A server notice on a user's `inbox:USER` channel (protocol.md, "Friends"), typed. Notices
+/// A server notice on a user's `inbox:USER` channel (protocol.md, "Friends" and "Activities and
+/// matches"), typed. Notices
 /// are publications with `from: null`; one this client version does not know is `.other`.
 public enum InboxNotice: Sendable, Equatable {
     case friendRequest(from: String, to: String, message: String)
@@ -10,6 +11,10 @@ public enum InboxNotice: Sendable, Equatable {
     case friendCancelled(from: String, to: String)
     /// `user` removed `friend`.
     case friendRemoved(user: String, friend: String)
+    /// The caller and `user` are both up for `activity` now (told once to both, when it begins).
+    case match(user: String, activity: String)
+    /// The match with `user` on `activity` is over.
+    case matchEnded(user: String, activity: String, reason: MatchEndReason)
     case other(type: String, data: JSONValue)
 
     /// The notice in `publication`, nil when it is not a server notice (it has a publisher)
@@ -37,6 +42,14 @@ public enum InboxNotice: Sendable, Equatable {
         case "friend_removed":
             guard let user = data["user"]?.stringValue, let friend = data["friend"]?.stringValue else { return nil }
             self = .friendRemoved(user: user, friend: friend)
+        case "match":
+            guard let user = data["user"]?.stringValue, let activity = data["activity"]?.stringValue else { return nil }
+            self = .match(user: user, activity: activity)
+        case "match_ended":
+            guard let user = data["user"]?.stringValue, let activity = data["activity"]?.stringValue,
+                let reason = data["reason"]?.stringValue
+            else { return nil }
+            self = .matchEnded(user: user, activity: activity, reason: MatchEndReason(reason))
         default:
             self = .other(type: publication.type, data: data)
         }

@@ -42,6 +42,12 @@ extension JSONValue {
         return value
     }
 
+    func optionalInt64(_ key: String) throws(HuddleClientError) -> Int64? {
+        guard let value = self[key], value != .null else { return nil }
+        guard let number = value.int64Value else { throw .invalidReply("`\(key)` is not an integer") }
+        return number
+    }
+
     func requiredInt(_ key: String) throws(HuddleClientError) -> Int {
         guard let value = self[key]?.int64Value, let int = Int(exactly: value) else {
             throw .invalidReply("`\(key)` is missing or not an integer")

@@ -4,8 +4,8 @@ import HuddleProtocol
 
 /// huddle-chat itself, confined to its event loop with its `HuddleClient`: it runs the typed
 /// commands one at a time (so replies print in command order), turns the client's events into
-/// lines, follows the user's inbox and every friend's chat room, and keeps the settings file
-/// up to date with the session.
+/// lines, follows the user's inbox and every friend's chat room and place, shows the circle
+/// feed as it changes, and keeps the settings file up to date with the session.
 final class ChatApp {
     let client: HuddleClient
     let loop: EventLoop
@@ -33,6 +33,14 @@ final class ChatApp {
     private var typingUntil: [String: Int64] = [:]
     private let stopLoop: () -> Void
     private(set) var exitStatus: Int32 = 0
+
+    /// The newest post known, to show the ones that came while disconnected.
+    private var feedCatchUp = FeedCatchUp()
+    /// Where each followed friend was last shown to be, so a resumed subscription's report of
+    /// the same place is not shown again.
+    private var placeShown: [String: Whereabouts] = [:]
+    /// The `before` of the next `/feed more` page; nil when the last page was shown (or none yet).
+    var feedMoreBefore: UInt64?
 
     /// Typing notices go out at most this often while the user types.
     static let typingInterval: Int64 = 3_000
@@ -202,6 +210,7 @@ final class ChatApp {
         followed = []
         openRoom = nil
         openPartner = nil
+        resetCircle()
         updatePrompt()
         followSession()
     }
@@ -215,11 +224,12 @@ final class ChatApp {
         openRoom = nil
         openPartner = nil
         typingUntil = [:]
+        resetCircle()
         updatePrompt()
     }
 
     /// Follows the user's inbox (from where the last run stopped, so notices that came while
-    /// away are shown) and every friend's room, and shows what is unread.
+    /// away are shown), every friend's room and place, and shows what is unread.
     private func followSession() {
         guard let me = username else { return }
         var since: Position?
@@ -234,7 +244,11 @@ final class ChatApp {
         }
         client.friends { [unowned self] outcome in
             guard username == me, case .success(let friends) = outcome else { return }
-            for friend in friends { follow(ChatRoom.name(me, friend.username)) }
+            for friend in friends { followFriend(friend.username) }
+        }
+        client.feed(limit: 1) { [unowned self] outcome in
+            guard username == me, case .success(let page) = outcome else { return }
+            feedCatchUp.baseline(page.posts.first?.id)
         }
         client.unread { [unowned self] outcome in
             guard username == me, case .success(let summary) = outcome, summary.total > 0 else { return }
@@ -256,6 +270,19 @@ final class ChatApp {
                 if error != .closed { show(ChatLines.error(error)) }
             }
         }
+    }
+
+    /// A friend's chat room, and their place: `[place] bob is at work` lines as it changes.
+    func followFriend(_ friend: String) {
+        guard let me = username else { return }
+        follow(ChatRoom.name(me, friend))
+        follow(LocationChannel.name(friend))
+    }
+
+    /// Stops following `channel` (a former friend's place: the server ended that subscription).
+    func unfollow(_ channel: String) {
+        guard followed.remove(channel) != nil else { return }
+        client.unsubscribe(channel) { _ in }  // "not_subscribed" when the server ended it first: the same
     }
 
     /// `/chat USER`: follows the room, shows its recent history, marks it read, and sends
@@ -323,11 +350,22 @@ final class ChatApp {
             } else {
                 show("[typing] \(ChatLines.clean(user)) is typing in \(ChatLines.clean(channel))")
             }
-        case .connected(let user):
+        case .connected(let user, let resumed):
             show(ChatLines.connected(user))
             if let user, user.username != username {
                 signedIn(HuddleSession(user: user, token: nil, expiresAt: 0))
+            } else if resumed {
+                showPostsMissedWhileAway()
             }
+        case .feed(let change):
+            guard let me = username else { return }
+            if case .posted(let post) = change { feedCatchUp.saw(post.id) }
+            show(ChatLines.feedEvent(change, me: me))
+        case .whereabouts(let whereabouts):
+            // A friend's place as a (re)subscribe found it: news only when it is not what was shown.
+            guard whereabouts.since != nil, placeShown[whereabouts.user] != whereabouts else { return }
+            placeShown[whereabouts.user] = whereabouts
+            show("[place] " + ChatLines.whereabouts(whereabouts, me: username))
         case .reconnecting(let attempt, let delay, let reason):
             show(ChatLines.reconnecting(attempt: attempt, delayMilliseconds: delay, reason: reason))
         case .recovered(let channel, let recovered):
@@ -358,14 +396,52 @@ final class ChatApp {
             saveSettings()
             guard let notice = InboxNotice(publication) else { return show(ChatLines.publication(publication)) }
             show(ChatLines.notice(notice, me: me))
-            if case .friendAccepted(let from, let to) = notice { follow(ChatRoom.name(from, to)) }
+            switch notice {
+            case .friendAccepted(let from, let to):
+                followFriend(from == me ? to : from)
+            case .friendRemoved(let user, let friend):
+                let other = user == me ? friend : user
+                unfollow(LocationChannel.name(other))
+                placeShown[other] = nil
+            default:
+                break
+            }
             return
+        }
+        if let whereabouts = Whereabouts(publication) {
+            placeShown[whereabouts.user] = whereabouts
+            return show("[place] " + ChatLines.whereabouts(whereabouts, me: me))
         }
         show(ChatLines.publication(publication))
         if publication.channel == openRoom, let from = publication.from, from != me {
             typingUntil[from] = nil
             updatePrompt()
             client.markRead(publication.channel, offset: publication.offset) { _ in }
+        }
+    }
+
+    // MARK: Circle
+
+    private func resetCircle() {
+        feedCatchUp.reset()
+        placeShown = [:]
+        feedMoreBefore = nil
+    }
+
+    /// Back after a drop: feed events sent meanwhile are lost, so the posts among them are
+    /// read from the feed and shown as if live (likes and comments: `/feed` has the counts).
+    private func showPostsMissedWhileAway() {
+        guard let me = username, feedCatchUp.begin() else { return }
+        client.feed { [unowned self] outcome in
+            guard username == me else { return }
+            switch outcome {
+            case .success(let page):
+                let (missed, more) = feedCatchUp.finish(page)
+                for post in missed { show(ChatLines.post(post)) }
+                if more { show("[feed] more posts came while you were away: /feed lists them") }
+            case .failure:
+                feedCatchUp.abandon()
+            }
         }
     }
 

@@ -28,6 +28,10 @@ enum ChatLines {
         case "already_authenticated": return "\(message) (/logout first to switch users)"
         case "rate_limited", "too_many_attempts":
             return retryAfter.map { "\(message) (try again in \(max(1, ($0 + 999) / 1000)) s)" } ?? message
+        case "post_not_found": return "\(message) (/feed lists the posts you can see)"
+        case "not_on": return "\(message) (/activities shows what is on)"
+        case "place_not_found": return "\(message) (/places lists yours)"
+        case "too_many_places": return "\(message) (/places, then /place-remove ID)"
         default: return message
         }
     }
@@ -72,6 +76,10 @@ enum ChatLines {
             return from == me ? "[friend] you withdrew your request to \(clean(to))" : "[friend] \(clean(from)) withdrew their request"
         case .friendRemoved(let user, let friend):
             return user == me ? "[friend] you removed \(clean(friend))" : "[friend] \(clean(user)) removed you"
+        case .match(let user, let activity):
+            return match(user: user, activity: activity)
+        case .matchEnded(let user, let activity, let reason):
+            return matchEnded(user: user, activity: activity, reason: reason)
         case .other(let type, let data):
             return "[notice \(clean(type))] \(clean(JSONWriter.serialize(data)))"
         }

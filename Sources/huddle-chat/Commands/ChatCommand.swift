@@ -5,26 +5,31 @@ struct ChatCommand: Sendable {
     let name: String
     /// Required arguments, by name (for the usage line).
     let arguments: [String]
-    /// An optional last argument that takes the rest of the line, spaces and all (a message).
+    /// A last argument that takes the rest of the line, spaces and all (a message): optional
+    /// unless `restIsRequired`. A usage that starts with `[` is shown as written (options, as in
+    /// `[for USER,USER] [for 30m]`), otherwise in brackets when optional.
     let rest: String?
+    let restIsRequired: Bool
     let summary: String
     /// Runs with the parsed arguments; calls `done` once its replies are shown, so the next
     /// command starts only then and output stays in command order.
     let run: @Sendable (_ app: ChatApp, _ arguments: [String], _ done: @escaping () -> Void) -> Void
 
     init(
-        _ name: String, _ arguments: [String] = [], rest: String? = nil, summary: String,
+        _ name: String, _ arguments: [String] = [], rest: String? = nil, restIsRequired: Bool = false, summary: String,
         run: @escaping @Sendable (_ app: ChatApp, _ arguments: [String], _ done: @escaping () -> Void) -> Void
     ) {
         self.name = name
         self.arguments = arguments
         self.rest = rest
+        self.restIsRequired = restIsRequired
         self.summary = summary
         self.run = run
     }
 
     var usage: String {
-        (["/" + name] + arguments + (rest.map { ["[\($0)]"] } ?? [])).joined(separator: " ")
+        let tail = rest.map { restIsRequired || $0.hasPrefix("[") ? $0 : "[\($0)]" }
+        return (["/" + name] + arguments + (tail.map { [$0] } ?? [])).joined(separator: " ")
     }
 
     /// The arguments in `text` (what follows the command name): exactly the required ones,
@@ -44,7 +49,11 @@ struct ChatCommand: Sendable {
             while end > remaining.startIndex, [" ", "\t"].contains(remaining[remaining.index(before: end)]) {
                 end = remaining.index(before: end)
             }
-            if end > remaining.startIndex { parsed.append(String(remaining[..<end])) }
+            if end > remaining.startIndex {
+                parsed.append(String(remaining[..<end]))
+            } else if restIsRequired {
+                return nil
+            }
         } else if !remaining.isEmpty {
             return nil
         }
@@ -58,6 +67,9 @@ enum CommandTable {
         ("account", ChatCommand.accountCommands),
         ("friends", ChatCommand.friendCommands),
         ("chat", ChatCommand.chatCommands),
+        ("circle", ChatCommand.feedCommands),
+        ("activities", ChatCommand.activityCommands),
+        ("places", ChatCommand.placeCommands),
         ("general", ChatCommand.generalCommands),
     ]
 

@@ -24,7 +24,7 @@ extension ChatCommand {
             }
         },
         ChatCommand("add", ["USER"], rest: "message", summary: "ask USER to be your friend") { app, arguments, done in
-            guard let me = app.requireSignIn() else { return done() }
+            guard app.requireSignIn() != nil else { return done() }
             let user = arguments[0].lowercased()
             app.client.sendFriendRequest(to: user, message: arguments.count > 1 ? arguments[1] : nil) { outcome in
                 app.report(outcome, done) { result in
@@ -32,18 +32,18 @@ extension ChatCommand {
                     case .requested:
                         return ChatLines.ok("friend request sent to \(user)")
                     case .friends:
-                        app.follow(ChatRoom.name(me, user))
+                        app.followFriend(user)
                         return ChatLines.ok("\(user) had asked you too: you are now friends")
                     }
                 }
             }
         },
         ChatCommand("accept", ["USER"], summary: "accept USER's friend request") { app, arguments, done in
-            guard let me = app.requireSignIn() else { return done() }
+            guard app.requireSignIn() != nil else { return done() }
             let user = arguments[0].lowercased()
             app.client.acceptFriendRequest(from: user) { outcome in
                 app.report(outcome, done) { _ in
-                    app.follow(ChatRoom.name(me, user))
+                    app.followFriend(user)
                     return ChatLines.ok("accepted \(user)'s request")
                 }
             }

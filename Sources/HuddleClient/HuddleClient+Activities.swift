@@ -1,0 +1,39 @@
+import HuddleProtocol
+
+/// protocol.md "Activities and matches": "who is up for something right now?". A match begins
+/// and ends with `InboxNotice.match` and `.matchEnded` on the caller's `inbox:USER` (subscribe to
+/// it to see them live; a client that was away recovers them with the inbox's position).
+extension HuddleClient {
+    /// `activities`: the server's list and the caller's statuses that are on.
+    public func activities(completion: @escaping (Result<ActivityList, HuddleClientError>) -> Void) {
+        request("activities", resendAfterReconnect: true, decode: ActivityList.decode, completion: completion)
+    }
+
+    /// `activity_on`: the caller is up for `activity` (any case), for every friend or only
+    /// `friends`, for `expiresIn` seconds (the server's default: 2 hours). Turning it on again
+    /// replaces the audience and expiry, so a repeat after a dropped connection is resent.
+    public func activityOn(
+        _ activity: String, friends: [String]? = nil, expiresIn seconds: Int? = nil,
+        completion: @escaping (Result<ActivityStatus, HuddleClientError>) -> Void
+    ) {
+        var arguments: [(String, JSONValue)] = [("activity", .string(activity))]
+        if let friends { arguments.append(("friends", .array(friends.map(JSONValue.string)))) }
+        if let seconds { arguments.append(("expires_in", .integer(seconds))) }
+        request("activity_on", arguments, resendAfterReconnect: true, decode: ActivityStatus.decode, completion: completion)
+    }
+
+    /// `activity_off`: the caller's matches on it end. Not resent after a dropped connection:
+    /// a retry that gets `not_on` finds it off, which is what was asked.
+    public func activityOff(_ activity: String, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
+        request("activity_off", [("activity", .string(activity))], decode: { _ throws(HuddleClientError) in () }, completion: completion)
+    }
+
+    /// `matches`: the caller's matches in force.
+    public func matches(order: MatchOrder = .time, completion: @escaping (Result<[ActivityMatch], HuddleClientError>) -> Void) {
+        request("matches", [("order", .string(order.rawValue))], resendAfterReconnect: true, decode: { result throws(HuddleClientError) in
+            var matches: [ActivityMatch] = []
+            for object in try result.requiredArray("matches") { matches.append(try ActivityMatch.decode(object)) }
+            return matches
+        }, completion: completion)
+    }
+}

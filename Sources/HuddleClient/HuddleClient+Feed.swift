@@ -1,0 +1,59 @@
+import HuddleProtocol
+
+/// protocol.md "Feed": posts of the caller and their friends, likes, comments.
+///
+/// Live changes arrive as `HuddleEvent.feed` once signed in, with nothing to subscribe to. They
+/// are live only: after a reconnect (`HuddleEvent.connected` with `resumed`) read the feed
+/// again, as the events sent meanwhile are not replayed. Reads are resent after a dropped
+/// connection; writes are not (a repeated `post` or `comment` would be stored twice, a repeated
+/// toggle would undo itself) and fail with `connectionLost` — except `like` with an explicit
+/// state, whose repeat cannot count twice.
+extension HuddleClient {
+    /// `post`: a new post; `activity` labels it ("Coffee"), `at` is when that is planned for
+    /// (ms since the Unix epoch). Its viewers, the caller's connections included, get a
+    /// `FeedEvent.posted`.
+    public func post(text: String, activity: String? = nil, at: Int64? = nil, completion: @escaping (Result<FeedPost, HuddleClientError>) -> Void) {
+        var arguments: [(String, JSONValue)] = [("text", .string(text))]
+        if let activity { arguments.append(("activity", .string(activity))) }
+        if let at { arguments.append(("at", .integer(at))) }
+        request("post", arguments, decode: { result throws(HuddleClientError) in try FeedPost.decode(try result.requiredObject("post")) },
+                completion: completion)
+    }
+
+    /// `feed`: a page of posts, newest first; pass a page's `nextBefore` as `before` for the next.
+    public func feed(before: UInt64? = nil, limit: Int? = nil, completion: @escaping (Result<FeedPage, HuddleClientError>) -> Void) {
+        var arguments: [(String, JSONValue)] = []
+        if let before { arguments.append(("before", .integer(before))) }
+        if let limit { arguments.append(("limit", .integer(limit))) }
+        request("feed", arguments, resendAfterReconnect: true, decode: FeedPage.decode, completion: completion)
+    }
+
+    /// `like`: with `liked` nil, a toggle; with `true` or `false`, sets the state, and finding
+    /// it so already is `already_liked` or `not_liked` — which is also what a set resent after
+    /// a dropped connection gets when its first copy had taken effect.
+    public func like(post: UInt64, liked: Bool? = nil, completion: @escaping (Result<PostLike, HuddleClientError>) -> Void) {
+        var arguments: [(String, JSONValue)] = [("post", .integer(post))]
+        if let liked { arguments.append(("liked", .bool(liked))) }
+        request("like", arguments, resendAfterReconnect: liked != nil, decode: PostLike.decode, completion: completion)
+    }
+
+    /// `comment`: a new comment on `post`.
+    public func comment(on post: UInt64, text: String, completion: @escaping (Result<PostComment, HuddleClientError>) -> Void) {
+        request("comment", [("post", .integer(post)), ("text", .string(text))], decode: PostComment.decode, completion: completion)
+    }
+
+    /// `comments`: a page of `post`'s comments, newest first.
+    public func comments(
+        on post: UInt64, before: UInt64? = nil, limit: Int? = nil, completion: @escaping (Result<CommentPage, HuddleClientError>) -> Void
+    ) {
+        var arguments: [(String, JSONValue)] = [("post", .integer(post))]
+        if let before { arguments.append(("before", .integer(before))) }
+        if let limit { arguments.append(("limit", .integer(limit))) }
+        request("comments", arguments, resendAfterReconnect: true, decode: CommentPage.decode, completion: completion)
+    }
+
+    /// `post_delete`: the caller's post is gone for everyone, with its likes and comments.
+    public func deletePost(_ post: UInt64, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
+        request("post_delete", [("post", .integer(post))], decode: { _ throws(HuddleClientError) in () }, completion: completion)
+    }
+}

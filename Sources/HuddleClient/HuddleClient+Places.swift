@@ -1,0 +1,64 @@
+import HuddleProtocol
+
+/// protocol.md "Places and location": the caller's places, reports of where the phone is, and
+/// where a friend is. A friend's place changes are publications on `LocationChannel.name(friend)`:
+/// subscribe to it, read each with `Whereabouts(publication)`. Every subscribe to a `loc:` channel,
+/// and every resume of one after a reconnect, also tells its owner's place at that moment as
+/// `HuddleEvent.whereabouts` (and in `SubscribeResult.current`), so a follower knows it at once
+/// even when the changes it missed could not be replayed.
+extension HuddleClient {
+    /// `place_set`: a new place (`id` nil), or the caller's place `id` replaced. Replacing is
+    /// resent after a dropped connection (a repeat changes nothing); a new place is not (a
+    /// repeat would make two).
+    public func setPlace(
+        id: UInt64? = nil, label: String, latitude: Double, longitude: Double, radius: Double,
+        completion: @escaping (Result<Place, HuddleClientError>) -> Void
+    ) {
+        var arguments: [(String, JSONValue)] = []
+        if let id { arguments.append(("place_id", .integer(id))) }
+        arguments += [("label", .string(label)), ("lat", .double(latitude)), ("lon", .double(longitude)), ("radius", .double(radius))]
+        request("place_set", arguments, resendAfterReconnect: id != nil,
+                decode: { result throws(HuddleClientError) in try Place.decode(try result.requiredObject("place")) }, completion: completion)
+    }
+
+    /// `place_remove`.
+    public func removePlace(_ id: UInt64, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
+        request("place_remove", [("place_id", .integer(id))], decode: { _ throws(HuddleClientError) in () }, completion: completion)
+    }
+
+    /// `places`: the caller's places, by id.
+    public func places(completion: @escaping (Result<[Place], HuddleClientError>) -> Void) {
+        request("places", resendAfterReconnect: true, decode: { result throws(HuddleClientError) in
+            var places: [Place] = []
+            for object in try result.requiredArray("places") { places.append(try Place.decode(object)) }
+            return places
+        }, completion: completion)
+    }
+
+    /// `location_fix`: a raw position (degrees), its `accuracy` (metres) and when the phone took
+    /// it (ms since the Unix epoch). Resent after a dropped connection: the server ignores a
+    /// report not newer than the last it accepted.
+    public func reportFix(
+        latitude: Double, longitude: Double, accuracy: Double, time: Int64,
+        completion: @escaping (Result<PlaceDecision, HuddleClientError>) -> Void
+    ) {
+        request("location_fix", [("lat", .double(latitude)), ("lon", .double(longitude)), ("accuracy", .double(accuracy)), ("time", .integer(time))],
+                resendAfterReconnect: true, decode: PlaceDecision.decode, completion: completion)
+    }
+
+    /// `region`: the phone's own geofencing saw the caller enter (`entered`) or leave place `placeID`.
+    /// Resent after a dropped connection, as `reportFix`.
+    public func reportRegion(
+        placeID: UInt64, entered: Bool, time: Int64, completion: @escaping (Result<PlaceDecision, HuddleClientError>) -> Void
+    ) {
+        request("region", [("place_id", .integer(placeID)), ("event", .string(entered ? "enter" : "exit")), ("time", .integer(time))],
+                resendAfterReconnect: true, decode: PlaceDecision.decode, completion: completion)
+    }
+
+    /// `where`: where `user` (the caller or a friend) is now.
+    public func whereIs(_ user: String, completion: @escaping (Result<Whereabouts, HuddleClientError>) -> Void) {
+        request("where", [("user", .string(user))], resendAfterReconnect: true, decode: { result throws(HuddleClientError) in
+            try Whereabouts.decode(result, user: try result.requiredString("user"))
+        }, completion: completion)
+    }
+}
