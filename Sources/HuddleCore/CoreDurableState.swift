@@ -17,6 +17,8 @@ public struct CoreDurableState: Sendable, Equatable, Codable {
     // Activities.
     // Places.
     // Memories.
+    public internal(set) var memories = Memories()
+    public internal(set) var photos = PhotoOwnership()
 
     public init() {}
 }
@@ -33,6 +35,8 @@ extension CoreDurableState {
         // Activities.
         // Places.
         // Memories.
+        case memories
+        case photos
     }
 
     /// Parts added after the first release are optional when decoding, so a snapshot written
@@ -49,6 +53,8 @@ extension CoreDurableState {
         // Activities.
         // Places.
         // Memories.
+        memories = try container.decodeIfPresent(Memories.self, forKey: .memories) ?? Memories()
+        photos = try container.decodeIfPresent(PhotoOwnership.self, forKey: .photos) ?? PhotoOwnership()
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -63,5 +69,7 @@ extension CoreDurableState {
         // Activities.
         // Places.
         // Memories.
+        try container.encode(memories, forKey: .memories)
+        try container.encode(photos, forKey: .photos)
     }
 }

@@ -37,4 +37,11 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case alreadyRequested = "already_requested"
     case noRequest = "no_request"
     case notFriends = "not_friends"
+    // Memories.
+    case memoryNotFound = "memory_not_found"
+    case pointNotFound = "point_not_found"
+    case photoNotFound = "photo_not_found"
+    case tooManyMemories = "too_many_memories"
+    case tooManyPoints = "too_many_points"
+    case tooManyPhotos = "too_many_photos"
 }

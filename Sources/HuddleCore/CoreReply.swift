@@ -40,4 +40,10 @@ public enum CoreReply: Sendable, Equatable {
     // Places.
 
     // Memories.
+    /// `memory_create`, `memory_update` (without points) and `memory` (with them).
+    case memory(Memory, includingPoints: Bool)
+    /// `memories`: newest date first, without points.
+    case memories([Memory])
+    /// `point_add`, `point_update`.
+    case memoryPoint(memory: UInt64, MemoryPoint)
 }
