@@ -90,6 +90,12 @@ enum ReplyEncoding {
         // Activities.
         // Places.
         // Memories.
+        case .memory(let memory, let includingPoints):
+            return .object([("memory", MemoryEncoding.memory(memory, includingPoints: includingPoints))])
+        case .memories(let memories):
+            return .object([("memories", .array(memories.map { MemoryEncoding.memory($0, includingPoints: false) }))])
+        case .memoryPoint(let memory, let point):
+            return .object([("memory", number(memory)), ("point", MemoryEncoding.point(point))])
         }
     }
 

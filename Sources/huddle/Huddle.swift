@@ -56,6 +56,8 @@ struct Serve: ParsableCommand {
     // Activities.
     // Places.
     // Memories.
+    @Option(help: "Largest photo in bytes PUT /api/v1/photos stores (413 beyond).")
+    var maxPhotoSize: Int = 10 * 1024 * 1024
 
     func validate() throws {
         if tlsPort != nil && (tlsCert == nil || tlsKey == nil) {
@@ -77,6 +79,7 @@ struct Serve: ParsableCommand {
         // Activities.
         // Places.
         // Memories.
+        guard maxPhotoSize > 0 else { throw ValidationError("--max-photo-size must be positive") }
     }
 
     var serverConfiguration: ServerConfiguration {
@@ -108,6 +111,7 @@ struct Serve: ParsableCommand {
         // Activities.
         // Places.
         // Memories.
+        config.maxPhotoSize = maxPhotoSize
         return config
     }
 
