@@ -44,6 +44,12 @@ final class Connection: EventHandler, Flushable {
     private var pendingRequest: PendingHTTPRequest?
     /// A photo upload or download (`PhotoAPI`), from its head to its response.
     private var pendingPhoto: PhotoTransfer?
+    /// A photo response is being written. Up to `--max-photo-size` bytes to a phone take longer
+    /// than the closing deadline, and the kernel reports a large send buffer writable again
+    /// only once a third of it has drained — seconds apart on a slow link. So the deadline is
+    /// the idle timeout, counted again from each write that makes progress: only a reader that
+    /// stops reading is dropped.
+    private var writingPhotoResponse = false
     private var reader: WebSocketMessageReader?
     private var endpoint: (any WebSocketEndpoint)?
     private var deflate: PerMessageDeflateParameters?
@@ -279,6 +285,8 @@ final class Connection: EventHandler, Flushable {
         guard pendingPhoto === transfer, phase == .httpBody else { return }
         pendingPhoto = nil
         respond(status: response.status, headers: response.headers, contentType: response.contentType, body: response.body)
+        writingPhotoResponse = true
+        deadline = context.loop.now + Int64(context.configuration.idleTimeoutMilliseconds)
     }
 
     /// Completes an HTTP API request (possibly a loop turn or more after it arrived).
@@ -497,6 +505,7 @@ final class Connection: EventHandler, Flushable {
             switch result {
             case .bytes(let count):
                 outboundOffset += count
+                if writingPhotoResponse { deadline = context.loop.now + Int64(context.configuration.idleTimeoutMilliseconds) }
             case .wouldBlock:
                 updateInterest()
                 return

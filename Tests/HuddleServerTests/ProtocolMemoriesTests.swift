@@ -244,6 +244,35 @@ import Testing
         #expect(stored.status == 201 && stored.json?["hash"] as? String == PhotoRequest.hash(bytes))
     }
 
+    /// A large photo to a slow reader takes longer than the 2 s a closing connection is given:
+    /// the deadline moves with each write, so only a reader that stops reading is dropped.
+    @Test func aLargePhotoReachesASlowReaderWhole() async throws {
+        let server = try await startHuddle()  // the default limit, 10 MiB
+        let (_, token) = try ProtocolClient.signedUp("alice", port: server.port)
+        let bytes = PhotoRequest.photo(8, count: 5 * 1024 * 1024)
+        let uploaded = try PhotoRequest.upload(bytes, token: token, port: server.port)
+        #expect(uploaded.status == 201)
+        let reader = try RawClient(port: server.port, receiveBufferSize: 16 * 1024)
+        try reader.send("GET /api/v1/photos/\(PhotoRequest.hash(bytes)) HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer \(token)\r\n\r\n")
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        received.reserveCapacity(bytes.count + 1024)
+        let started = Date()
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(reader.fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            received += buffer[0..<count]
+            try await Task.sleep(for: .milliseconds(40))
+        }
+        let head = try #require(received.firstRange(of: Array("\r\n\r\n".utf8)))
+        #expect(String(decoding: received[..<head.lowerBound], as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        // Compared by size and hash: a failed #expect on two 8 MiB arrays would print them.
+        let body = Array(received[head.upperBound...])
+        #expect(body.count == bytes.count)
+        #expect(PhotoRequest.hash(body) == PhotoRequest.hash(bytes))
+        #expect(Date().timeIntervalSince(started) > 2, "slow enough to outlast a fixed closing deadline")
+    }
+
     /// SIGKILL right after the replies: with `--fsync always` an ok reply, and a 201, mean it is on disk.
     @Test func memoriesAndPhotosSurviveACrash() async throws {
         let data = try ServerProcess.makeDataDirectory()
