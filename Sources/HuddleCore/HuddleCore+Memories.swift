@@ -9,14 +9,14 @@
 extension HuddleCore {
     func createMemory(_ connection: ConnectionRef, requestID: String, _ fields: MemoryFields, at time: Int64, into step: inout CoreStep) {
         guard let owner = signedInIdentity(connection, requestID, into: &step)?.username else { return }
-        guard let title = fields.title else { return refuse(connection, requestID, "title is required", into: &step) }
-        guard let date = fields.date else { return refuse(connection, requestID, "date is required", into: &step) }
+        guard let title = fields.title else { return refuseMemoryRequest(connection, requestID, "title is required", into: &step) }
+        guard let date = fields.date else { return refuseMemoryRequest(connection, requestID, "date is required", into: &step) }
         var position: MemoryPosition?
         if case .set(let given) = fields.position { position = given.normalized }
         let memory = Memory(
             id: durableState.memories.nextID, owner: owner, title: title, date: date, placeName: fields.placeName ?? "",
             position: position, createdAt: time)
-        if let problem = Self.refusal(of: memory) { return refuse(connection, requestID, problem, into: &step) }
+        if let problem = Self.memoryRefusal(of: memory) { return refuseMemoryRequest(connection, requestID, problem, into: &step) }
         guard durableState.memories.count(of: owner) < MemoryLimits.memoriesPerUser else {
             let error = CoreError(.tooManyMemories, "a user keeps at most \(MemoryLimits.memoriesPerUser) memories")
             return fail(connection, requestID, error, into: &step)
@@ -26,7 +26,7 @@ extension HuddleCore {
             position: memory.position, time: time), into: &step)
         let stored = durableState.memories[memory.id]!
         reply(connection, requestID, .memory(stored, includingPoints: true), into: &step)
-        announce(.created(stored), to: owner, into: &step)
+        announceMemoryChange(.created(stored), to: owner, into: &step)
     }
 
     func updateMemory(
@@ -43,13 +43,13 @@ extension HuddleCore {
         case .remove: memory.position = nil
         case .set(let position): memory.position = position.normalized
         }
-        if let problem = Self.refusal(of: memory) { return refuse(connection, requestID, problem, into: &step) }
+        if let problem = Self.memoryRefusal(of: memory) { return refuseMemoryRequest(connection, requestID, problem, into: &step) }
         record(.updateMemory(
             owner: owner, id: id, title: memory.title, date: memory.date, placeName: memory.placeName, position: memory.position,
             time: time), into: &step)
         let stored = durableState.memories[id]!
         reply(connection, requestID, .memory(stored, includingPoints: false), into: &step)
-        announce(.updated(stored), to: owner, into: &step)
+        announceMemoryChange(.updated(stored), to: owner, into: &step)
     }
 
     func deleteMemory(_ connection: ConnectionRef, requestID: String, memory id: UInt64, at time: Int64, into step: inout CoreStep) {
@@ -58,7 +58,7 @@ extension HuddleCore {
         else { return }
         record(.deleteMemory(owner: owner, id: id, time: time), into: &step)
         reply(connection, requestID, .done, into: &step)
-        announce(.deleted(memory: id), to: owner, into: &step)
+        announceMemoryChange(.deleted(memory: id), to: owner, into: &step)
     }
 
     func listMemories(_ connection: ConnectionRef, requestID: String, into step: inout CoreStep) {
@@ -80,18 +80,18 @@ extension HuddleCore {
         guard let owner = signedInIdentity(connection, requestID, into: &step)?.username,
               let memory = ownedMemory(id, of: owner, connection, requestID, into: &step)
         else { return }
-        guard let pointTime = fields.time else { return refuse(connection, requestID, "time is required", into: &step) }
+        guard let pointTime = fields.time else { return refuseMemoryRequest(connection, requestID, "time is required", into: &step) }
         var position: MemoryPosition?
         if case .set(let given) = fields.position { position = given.normalized }
         let point = MemoryPoint(
             id: memory.nextPointID, time: pointTime, position: position, placeName: fields.placeName ?? "", note: fields.note ?? "",
             photos: fields.photos ?? [])
-        guard acceptable(point, of: owner, connection, requestID, into: &step) else { return }
+        guard acceptablePoint(point, of: owner, connection, requestID, into: &step) else { return }
         guard memory.points.count < MemoryLimits.pointsPerMemory else {
             let error = CoreError(.tooManyPoints, "a memory holds at most \(MemoryLimits.pointsPerMemory) points")
             return fail(connection, requestID, error, into: &step)
         }
-        putPoint(point, in: id, of: owner, change: MemoryChange.pointAdded, connection, requestID, at: time, into: &step)
+        storePoint(point, in: id, of: owner, change: MemoryChange.pointAdded, connection, requestID, at: time, into: &step)
     }
 
     func updateMemoryPoint(
@@ -113,8 +113,8 @@ extension HuddleCore {
         if let placeName = fields.placeName { point.placeName = placeName }
         if let note = fields.note { point.note = note }
         if let photos = fields.photos { point.photos = photos }
-        guard acceptable(point, of: owner, connection, requestID, into: &step) else { return }
-        putPoint(point, in: id, of: owner, change: MemoryChange.pointUpdated, connection, requestID, at: time, into: &step)
+        guard acceptablePoint(point, of: owner, connection, requestID, into: &step) else { return }
+        storePoint(point, in: id, of: owner, change: MemoryChange.pointUpdated, connection, requestID, at: time, into: &step)
     }
 
     func deleteMemoryPoint(
@@ -128,18 +128,18 @@ extension HuddleCore {
         }
         record(.deleteMemoryPoint(owner: owner, memory: id, point: pointID, time: time), into: &step)
         reply(connection, requestID, .done, into: &step)
-        announce(.pointDeleted(durableState.memories[id]!, point: pointID), to: owner, into: &step)
+        announceMemoryChange(.pointDeleted(durableState.memories[id]!, point: pointID), to: owner, into: &step)
     }
 
     // MARK: Helpers
 
-    private func putPoint(
+    private func storePoint(
         _ point: MemoryPoint, in id: UInt64, of owner: Username, change: (Memory, MemoryPoint) -> MemoryChange,
         _ connection: ConnectionRef, _ requestID: String, at time: Int64, into step: inout CoreStep
     ) {
         record(.putMemoryPoint(owner: owner, memory: id, point: point, time: time), into: &step)
         reply(connection, requestID, .memoryPoint(memory: id, point), into: &step)
-        announce(change(durableState.memories[id]!, point), to: owner, into: &step)
+        announceMemoryChange(change(durableState.memories[id]!, point), to: owner, into: &step)
     }
 
     /// The caller's memory with this id. Otherwise nil, having replied `memory_not_found` —
@@ -154,11 +154,11 @@ extension HuddleCore {
 
     /// Whether the point keeps the rules and names only photos its owner uploaded; otherwise
     /// false, having replied `bad_request` or `photo_not_found`.
-    private func acceptable(_ point: MemoryPoint, of owner: Username, _ connection: ConnectionRef, _ requestID: String, into step: inout CoreStep) -> Bool {
+    private func acceptablePoint(_ point: MemoryPoint, of owner: Username, _ connection: ConnectionRef, _ requestID: String, into step: inout CoreStep) -> Bool {
         if let problem = MemoryRules.timeRefusal(point.time) ?? point.position?.refusal ?? MemoryRules.placeNameRefusal(point.placeName)
             ?? MemoryRules.noteRefusal(point.note) ?? MemoryRules.photosRefusal(point.photos)
         {
-            refuse(connection, requestID, problem, into: &step)
+            refuseMemoryRequest(connection, requestID, problem, into: &step)
             return false
         }
         if let missing = point.photos.first(where: { !durableState.photos.owns(owner, $0) }) {
@@ -169,17 +169,17 @@ extension HuddleCore {
     }
 
     /// Why a memory's own fields break the rules, or nil.
-    private static func refusal(of memory: Memory) -> String? {
+    private static func memoryRefusal(of memory: Memory) -> String? {
         MemoryRules.titleRefusal(memory.title) ?? MemoryRules.dateRefusal(memory.date) ?? MemoryRules.placeNameRefusal(memory.placeName)
             ?? memory.position?.refusal
     }
 
-    private func refuse(_ connection: ConnectionRef, _ requestID: String, _ problem: String, into step: inout CoreStep) {
+    private func refuseMemoryRequest(_ connection: ConnectionRef, _ requestID: String, _ problem: String, into step: inout CoreStep) {
         fail(connection, requestID, CoreError(.badRequest, problem), into: &step)
     }
 
     /// Tells every live connection of the owner; nothing when none is online.
-    private func announce(_ change: MemoryChange, to owner: Username, into step: inout CoreStep) {
+    private func announceMemoryChange(_ change: MemoryChange, to owner: Username, into step: inout CoreStep) {
         let recipients = connections.connections(of: owner)
         if !recipients.isEmpty { step.outputs.append(.memoryChanged(change, to: recipients)) }
     }

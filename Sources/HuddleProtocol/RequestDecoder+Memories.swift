@@ -10,7 +10,7 @@ extension RequestDecoder {
     }
 
     static func memoryUpdate(_ arguments: RequestArguments) throws(RequestError) -> Operation {
-        let memory = try identifier(arguments, "memory")
+        let memory = try memoryIdentifier(arguments, "memory")
         let fields = try memoryFields(arguments)
         guard fields.title != nil || fields.date != nil || fields.placeName != nil || fields.position != .absent else {
             throw arguments.badRequest("give at least one of title, date, place_name, position")
@@ -19,16 +19,16 @@ extension RequestDecoder {
     }
 
     static func pointAdd(_ arguments: RequestArguments) throws(RequestError) -> Operation {
-        let memory = try identifier(arguments, "memory")
-        let fields = try pointFields(arguments)
+        let memory = try memoryIdentifier(arguments, "memory")
+        let fields = try memoryPointFields(arguments)
         guard fields.time != nil else { throw arguments.badRequest("time is required") }
         return .pointAdd(memory: memory, fields)
     }
 
     static func pointUpdate(_ arguments: RequestArguments) throws(RequestError) -> Operation {
-        let memory = try identifier(arguments, "memory")
-        let point = try identifier(arguments, "point")
-        let fields = try pointFields(arguments)
+        let memory = try memoryIdentifier(arguments, "memory")
+        let point = try memoryIdentifier(arguments, "point")
+        let fields = try memoryPointFields(arguments)
         guard fields.time != nil || fields.position != .absent || fields.placeName != nil || fields.note != nil || fields.photos != nil else {
             throw arguments.badRequest("give at least one of time, position, place_name, note, photos")
         }
@@ -36,7 +36,7 @@ extension RequestDecoder {
     }
 
     /// A memory or point id: a positive integer.
-    static func identifier(_ arguments: RequestArguments, _ name: StaticString) throws(RequestError) -> UInt64 {
+    static func memoryIdentifier(_ arguments: RequestArguments, _ name: StaticString) throws(RequestError) -> UInt64 {
         guard let value = arguments.value(name) else { throw arguments.badRequest("\(name) is required") }
         guard let id = value.uint64Value, id > 0 else { throw arguments.badRequest("\(name) must be a positive integer") }
         return id
@@ -47,10 +47,10 @@ extension RequestDecoder {
             title: try arguments.optionalString("title"),
             date: try arguments.optionalString("date"),
             placeName: try arguments.optionalString("place_name"),
-            position: try position(arguments))
+            position: try memoryPosition(arguments))
     }
 
-    private static func pointFields(_ arguments: RequestArguments) throws(RequestError) -> MemoryPointArguments {
+    private static func memoryPointFields(_ arguments: RequestArguments) throws(RequestError) -> MemoryPointArguments {
         var time: Int64?
         if let value = arguments.value("time"), value != .null {
             guard let milliseconds = value.int64Value else { throw arguments.badRequest("time must be an integer (milliseconds since 1970)") }
@@ -67,20 +67,20 @@ extension RequestDecoder {
             photos = hashes
         }
         return MemoryPointArguments(
-            time: time, position: try position(arguments), placeName: try arguments.optionalString("place_name"),
+            time: time, position: try memoryPosition(arguments), placeName: try arguments.optionalString("place_name"),
             note: try arguments.optionalString("note"), photos: photos)
     }
 
     /// `position`: `{"lat": number, "lon": number}`, `null`, or absent.
-    private static func position(_ arguments: RequestArguments) throws(RequestError) -> MemoryPositionArgument {
+    private static func memoryPosition(_ arguments: RequestArguments) throws(RequestError) -> MemoryPositionArgument {
         guard let value = arguments.value("position") else { return .absent }
         if value == .null { return .null }
         guard case .object(let members) = value else { throw arguments.badRequest("position must be an object {\"lat\": …, \"lon\": …}") }
         let coordinates = RequestArguments(members: members, id: arguments.id)
-        return .coordinates(latitude: try degrees(coordinates, "lat", arguments), longitude: try degrees(coordinates, "lon", arguments))
+        return .coordinates(latitude: try memoryDegrees(coordinates, "lat", arguments), longitude: try memoryDegrees(coordinates, "lon", arguments))
     }
 
-    private static func degrees(_ coordinates: RequestArguments, _ name: StaticString, _ arguments: RequestArguments) throws(RequestError) -> Double {
+    private static func memoryDegrees(_ coordinates: RequestArguments, _ name: StaticString, _ arguments: RequestArguments) throws(RequestError) -> Double {
         guard let value = coordinates.value(name) else { throw arguments.badRequest("position.\(name) is required") }
         // A JSON number's literal always parses; one too large to be finite becomes infinity,
         // which the core's range check refuses.

@@ -136,17 +136,17 @@ public enum RequestDecoder {
         case "memory_update":
             return try memoryUpdate(arguments)
         case "memory_delete":
-            return .memoryDelete(memory: try identifier(arguments, "memory"))
+            return .memoryDelete(memory: try memoryIdentifier(arguments, "memory"))
         case "memories":
             return .memories
         case "memory":
-            return .memory(memory: try identifier(arguments, "memory"))
+            return .memory(memory: try memoryIdentifier(arguments, "memory"))
         case "point_add":
             return try pointAdd(arguments)
         case "point_update":
             return try pointUpdate(arguments)
         case "point_delete":
-            return .pointDelete(memory: try identifier(arguments, "memory"), point: try identifier(arguments, "point"))
+            return .pointDelete(memory: try memoryIdentifier(arguments, "memory"), point: try memoryIdentifier(arguments, "point"))
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"
