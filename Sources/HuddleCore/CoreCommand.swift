@@ -73,4 +73,18 @@ public enum CoreCommand: Codable, Sendable, Equatable {
     case updateLocation(user: Username, location: LocationState, time: Int64)
 
     // Memories.
+    // Every memory command names the owner; `apply` ignores one whose memory is not the
+    // owner's (never logged so: `handle` checks first).
+
+    /// A new memory with the id `handle` drew from `Memories.nextID`.
+    case createMemory(owner: Username, id: UInt64, title: String, date: String, placeName: String, position: MemoryPosition?, time: Int64)
+    /// The memory's fields as they are now (all of them, so a replay needs no merging).
+    case updateMemory(owner: Username, id: UInt64, title: String, date: String, placeName: String, position: MemoryPosition?, time: Int64)
+    /// The memory and its points are gone; the photos stay owned.
+    case deleteMemory(owner: Username, id: UInt64, time: Int64)
+    /// Adds the point (a new id from `Memory.nextPointID`) or, with an existing id, replaces it.
+    case putMemoryPoint(owner: Username, memory: UInt64, point: MemoryPoint, time: Int64)
+    case deleteMemoryPoint(owner: Username, memory: UInt64, point: UInt64, time: Int64)
+    /// `owner` uploaded the photo with this hash; its bytes are in the data directory already.
+    case addPhotoOwner(owner: Username, hash: String, size: Int, time: Int64)
 }

@@ -21,6 +21,8 @@ public struct CoreDurableState: Sendable, Equatable, Codable {
     // Places.
     public internal(set) var places = Places()
     // Memories.
+    public internal(set) var memories = Memories()
+    public internal(set) var photos = PhotoOwnership()
 
     public init() {}
 }
@@ -41,6 +43,8 @@ extension CoreDurableState {
         // Places.
         case places
         // Memories.
+        case memories
+        case photos
     }
 
     /// Parts added after the first release are optional when decoding, so a snapshot written
@@ -61,6 +65,8 @@ extension CoreDurableState {
         // Places.
         places = try container.decodeIfPresent(Places.self, forKey: .places) ?? Places()
         // Memories.
+        memories = try container.decodeIfPresent(Memories.self, forKey: .memories) ?? Memories()
+        photos = try container.decodeIfPresent(PhotoOwnership.self, forKey: .photos) ?? PhotoOwnership()
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -79,5 +85,7 @@ extension CoreDurableState {
         // Places.
         try container.encode(places, forKey: .places)
         // Memories.
+        try container.encode(memories, forKey: .memories)
+        try container.encode(photos, forKey: .photos)
     }
 }

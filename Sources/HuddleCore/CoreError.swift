@@ -51,4 +51,10 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case placeNotFound = "place_not_found"
     case tooManyPlaces = "too_many_places"
     // Memories.
+    case memoryNotFound = "memory_not_found"
+    case pointNotFound = "point_not_found"
+    case photoNotFound = "photo_not_found"
+    case tooManyMemories = "too_many_memories"
+    case tooManyPoints = "too_many_points"
+    case tooManyPhotos = "too_many_photos"
 }

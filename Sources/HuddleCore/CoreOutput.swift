@@ -36,4 +36,8 @@ public enum CoreOutput: Sendable, Equatable {
     // Places.
 
     // Memories.
+    /// A `memory_changed` event for every live connection of the memory's owner, sorted.
+    case memoryChanged(MemoryChange, to: [ConnectionRef])
+    /// The answer to a photo request (`CoreRequest.authorizePhotoUpload` and the like).
+    case photoAccess(caller: ConnectionRef, PhotoAccess)
 }

@@ -69,4 +69,10 @@ public enum CoreReply: Sendable, Equatable {
     case locationSubscribed(channel: String, epoch: String, offset: UInt64, recovered: Bool?, publications: [Publication], current: Whereabouts)
 
     // Memories.
+    /// `memory_create`, `memory_update` (without points) and `memory` (with them).
+    case memory(Memory, includingPoints: Bool)
+    /// `memories`: newest date first, without points.
+    case memories([Memory])
+    /// `point_add`, `point_update`.
+    case memoryPoint(memory: UInt64, MemoryPoint)
 }

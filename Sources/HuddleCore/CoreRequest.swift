@@ -104,6 +104,27 @@ public enum CoreRequest: Sendable {
     case locate(ConnectionRef, requestID: String, user: String)
 
     // Memories.
+    // (protocol.md, "Memories and photos"). `memory` and `point` are ids.
+
+    case createMemory(ConnectionRef, requestID: String, MemoryFields)
+    case updateMemory(ConnectionRef, requestID: String, memory: UInt64, MemoryFields)
+    case deleteMemory(ConnectionRef, requestID: String, memory: UInt64)
+    case listMemories(ConnectionRef, requestID: String)
+    case readMemory(ConnectionRef, requestID: String, memory: UInt64)
+    case addMemoryPoint(ConnectionRef, requestID: String, memory: UInt64, MemoryPointFields)
+    case updateMemoryPoint(ConnectionRef, requestID: String, memory: UInt64, point: UInt64, MemoryPointFields)
+    case deleteMemoryPoint(ConnectionRef, requestID: String, memory: UInt64, point: UInt64)
+
+    // Photos over HTTP. `caller` is where the answer goes (`CoreOutput.photoAccess`): an HTTP
+    // request the server registered, not a connection the core knows; the session token
+    // (its hash) is checked on every request.
+
+    /// Before the body is read: may this token upload?
+    case authorizePhotoUpload(caller: ConnectionRef, tokenHash: [UInt8])
+    /// The server stored the bytes under `hash` (their SHA-256, lowercase hex): record the owner.
+    case recordPhoto(caller: ConnectionRef, tokenHash: [UInt8], hash: String, size: Int)
+    /// May this token read the photo?
+    case authorizePhotoRead(caller: ConnectionRef, tokenHash: [UInt8], hash: String)
 
     // Connection lifecycle.
 

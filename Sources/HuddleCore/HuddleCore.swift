@@ -141,6 +141,28 @@ public final class HuddleCore {
             locate(connection, requestID: requestID, user: user, into: &step)
 
         // Memories.
+        case let .createMemory(connection, requestID, fields):
+            createMemory(connection, requestID: requestID, fields, at: time, into: &step)
+        case let .updateMemory(connection, requestID, memory, fields):
+            updateMemory(connection, requestID: requestID, memory: memory, fields, at: time, into: &step)
+        case let .deleteMemory(connection, requestID, memory):
+            deleteMemory(connection, requestID: requestID, memory: memory, at: time, into: &step)
+        case let .listMemories(connection, requestID):
+            listMemories(connection, requestID: requestID, into: &step)
+        case let .readMemory(connection, requestID, memory):
+            readMemory(connection, requestID: requestID, memory: memory, into: &step)
+        case let .addMemoryPoint(connection, requestID, memory, fields):
+            addMemoryPoint(connection, requestID: requestID, memory: memory, fields, at: time, into: &step)
+        case let .updateMemoryPoint(connection, requestID, memory, point, fields):
+            updateMemoryPoint(connection, requestID: requestID, memory: memory, point: point, fields, at: time, into: &step)
+        case let .deleteMemoryPoint(connection, requestID, memory, point):
+            deleteMemoryPoint(connection, requestID: requestID, memory: memory, point: point, at: time, into: &step)
+        case let .authorizePhotoUpload(caller, tokenHash):
+            authorizePhotoUpload(caller, tokenHash: tokenHash, at: time, into: &step)
+        case let .recordPhoto(caller, tokenHash, hash, size):
+            recordPhoto(caller, tokenHash: tokenHash, hash: hash, size: size, at: time, into: &step)
+        case let .authorizePhotoRead(caller, tokenHash, hash):
+            authorizePhotoRead(caller, tokenHash: tokenHash, hash: hash, at: time, into: &step)
 
         case let .connectionOpened(connection, address):
             _ = connections.open(connection, address: address)
@@ -214,6 +236,30 @@ public final class HuddleCore {
             durableState.places.setLocation(location, of: user)
 
         // Memories.
+        case let .createMemory(owner, id, title, date, placeName, position, time):
+            durableState.memories.put(Memory(id: id, owner: owner, title: title, date: date, placeName: placeName, position: position, createdAt: time))
+        case let .updateMemory(owner, id, title, date, placeName, position, time):
+            durableState.memories.modify(id, ownedBy: owner) { memory in
+                memory.title = title
+                memory.date = date
+                memory.placeName = placeName
+                memory.position = position
+                memory.updatedAt = time
+            }
+        case let .deleteMemory(owner, id, _):
+            durableState.memories.remove(id, ownedBy: owner)
+        case let .putMemoryPoint(owner, memory, point, time):
+            durableState.memories.modify(memory, ownedBy: owner) { memory in
+                memory.put(point)
+                memory.updatedAt = time
+            }
+        case let .deleteMemoryPoint(owner, memory, point, time):
+            durableState.memories.modify(memory, ownedBy: owner) { memory in
+                memory.removePoint(point)
+                memory.updatedAt = time
+            }
+        case let .addPhotoOwner(owner, hash, size, _):
+            durableState.photos.add(owner, hash, size: size)
         }
     }
 

@@ -70,6 +70,18 @@ public enum Operation: Sendable, Equatable {
     case whereIs(user: String)
 
     // Memories.
+    /// `title` and `date` given; everything else as sent (the core judges the values).
+    case memoryCreate(MemoryArguments)
+    /// At least one field given.
+    case memoryUpdate(memory: UInt64, MemoryArguments)
+    case memoryDelete(memory: UInt64)
+    case memories
+    case memory(memory: UInt64)
+    /// `time` given.
+    case pointAdd(memory: UInt64, MemoryPointArguments)
+    /// At least one field given.
+    case pointUpdate(memory: UInt64, point: UInt64, MemoryPointArguments)
+    case pointDelete(memory: UInt64, point: UInt64)
     /// The op as it is spelled on the wire, for metrics labels and logs.
     public var name: String {
         switch self {
@@ -116,6 +128,14 @@ public enum Operation: Sendable, Equatable {
         case .region: return "region"
         case .whereIs: return "where"
         // Memories.
+        case .memoryCreate: return "memory_create"
+        case .memoryUpdate: return "memory_update"
+        case .memoryDelete: return "memory_delete"
+        case .memories: return "memories"
+        case .memory: return "memory"
+        case .pointAdd: return "point_add"
+        case .pointUpdate: return "point_update"
+        case .pointDelete: return "point_delete"
         }
     }
 }

@@ -173,6 +173,22 @@ public enum RequestDecoder {
         case "where":
             return .whereIs(user: try arguments.string("user"))
         // Memories.
+        case "memory_create":
+            return try memoryCreate(arguments)
+        case "memory_update":
+            return try memoryUpdate(arguments)
+        case "memory_delete":
+            return .memoryDelete(memory: try memoryIdentifier(arguments, "memory"))
+        case "memories":
+            return .memories
+        case "memory":
+            return .memory(memory: try memoryIdentifier(arguments, "memory"))
+        case "point_add":
+            return try pointAdd(arguments)
+        case "point_update":
+            return try pointUpdate(arguments)
+        case "point_delete":
+            return .pointDelete(memory: try memoryIdentifier(arguments, "memory"), point: try memoryIdentifier(arguments, "point"))
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"

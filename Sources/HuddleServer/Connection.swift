@@ -42,6 +42,14 @@ final class Connection: EventHandler, Flushable {
     private let tls: TLSStream?
     private var httpParser: HTTPHeadParser?
     private var pendingRequest: PendingHTTPRequest?
+    /// A photo upload or download (`PhotoAPI`), from its head to its response.
+    private var pendingPhoto: PhotoTransfer?
+    /// A photo response is being written. Up to `--max-photo-size` bytes to a phone take longer
+    /// than the closing deadline, and the kernel reports a large send buffer writable again
+    /// only once a third of it has drained — seconds apart on a slow link. So the deadline is
+    /// the idle timeout, counted again from each write that makes progress: only a reader that
+    /// stops reading is dropped.
+    private var writingPhotoResponse = false
     private var reader: WebSocketMessageReader?
     private var endpoint: (any WebSocketEndpoint)?
     private var deflate: PerMessageDeflateParameters?
@@ -188,6 +196,10 @@ final class Connection: EventHandler, Flushable {
         }
         guard let (head, consumed) = parsed else { return }
         httpParser = nil
+        if let photos = context.photoAPI, PhotoAPI.serves(head.path) {
+            beginPhotoRequest(head, rest: UnsafeRawBufferPointer(rebasing: bytes[consumed...]), photos: photos)
+            return
+        }
         if head.path.hasPrefix("/api/") {
             beginAPIRequest(head, rest: UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
             return
@@ -223,12 +235,58 @@ final class Connection: EventHandler, Flushable {
     }
 
     private func consumeBody(_ bytes: UnsafeRawBufferPointer) {
+        if pendingPhoto != nil { return consumePhotoBody(bytes) }
         guard let request = pendingRequest, !request.dispatched else { return }
         let wanted = request.expectedLength - request.body.count
         request.body.append(contentsOf: bytes.prefix(wanted))
         guard request.body.count == request.expectedLength else { return }
         request.dispatched = true
         request.api.handle(request.head, body: request.body, from: self)
+    }
+
+    // MARK: Photos
+
+    /// The photo endpoints answer from the head what they can (method, token, size); anything
+    /// else becomes a transfer that reads the body here and answers later.
+    private func beginPhotoRequest(_ head: HTTPRequestHead, rest: UnsafeRawBufferPointer, photos: PhotoAPI) {
+        switch photos.begin(head, on: self) {
+        case .respond(let response):
+            respond(status: response.status, headers: response.headers, contentType: response.contentType, body: response.body)
+        case .transfer(let transfer):
+            pendingPhoto = transfer
+            phase = .httpBody
+            deadline = context.loop.now + Int64(context.configuration.handshakeTimeoutMilliseconds)
+            consumePhotoBody(rest)
+        }
+    }
+
+    /// A photo may take a while on a phone's link: the body deadline moves with every read,
+    /// so only a client that stops sending runs into it.
+    private func consumePhotoBody(_ bytes: UnsafeRawBufferPointer) {
+        guard let transfer = pendingPhoto, !bytes.isEmpty else { return }
+        deadline = context.loop.now + Int64(context.configuration.handshakeTimeoutMilliseconds)
+        transfer.receive(bytes)
+    }
+
+    /// The core's answer to this connection's photo request (through the endpoint).
+    func photoAccessDecided(_ outcome: PhotoAccessOutcome) {
+        pendingPhoto?.decided(outcome)
+    }
+
+    /// `100 Continue` (RFC 9110 §10.1.1) for a client that waits for it before sending the
+    /// body: the upload is allowed, so the bytes are worth sending.
+    func continuePhotoUpload(_ transfer: PhotoTransfer) {
+        guard pendingPhoto === transfer, phase == .httpBody else { return }
+        enqueue(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+    }
+
+    /// Completes the photo request `transfer`; nothing if the connection is no longer serving it.
+    func finishPhotoRequest(_ transfer: PhotoTransfer, _ response: PhotoResponse) {
+        guard pendingPhoto === transfer, phase == .httpBody else { return }
+        pendingPhoto = nil
+        respond(status: response.status, headers: response.headers, contentType: response.contentType, body: response.body)
+        writingPhotoResponse = true
+        deadline = context.loop.now + Int64(context.configuration.idleTimeoutMilliseconds)
     }
 
     /// Completes an HTTP API request (possibly a loop turn or more after it arrived).
@@ -447,6 +505,7 @@ final class Connection: EventHandler, Flushable {
             switch result {
             case .bytes(let count):
                 outboundOffset += count
+                if writingPhotoResponse { deadline = context.loop.now + Int64(context.configuration.idleTimeoutMilliseconds) }
             case .wouldBlock:
                 updateInterest()
                 return
@@ -499,6 +558,14 @@ final class Connection: EventHandler, Flushable {
                 abort()
             }
         case .httpBody:
+            if let transfer = pendingPhoto {
+                if now >= deadline, transfer.isReceivingBody {
+                    context.logger.info("photo body timeout", metadata: ["peer": "\(peer)"])
+                    pendingPhoto = nil
+                    respond(status: 408, body: "request body timeout")
+                }
+                break
+            }
             // A body that never completes holds the connection: same deadline as the head.
             if now >= deadline, pendingRequest?.dispatched != true {
                 context.logger.info("HTTP body timeout", metadata: ["peer": "\(peer)"])
@@ -535,6 +602,7 @@ final class Connection: EventHandler, Flushable {
         phase = .closed
         httpParser = nil
         pendingRequest = nil
+        pendingPhoto = nil
         outbound = []
         context.loop.unregister(fd)
         Glibc.close(fd)

@@ -238,6 +238,10 @@ final class CoreRunner: @unchecked Sendable {
             // Activities.
             // Places.
             // Memories.
+            case .memoryChanged:
+                break
+            case .photoAccess(let caller, _):
+                outbox[caller.loop].append(.photoAccess(serial: caller.serial, .storageUnavailable))
             case .closeConnections, .authFailed:
                 route(output)
             }
@@ -270,6 +274,12 @@ final class CoreRunner: @unchecked Sendable {
              .reportRegion(let ref, let id, _, _, _):
             replyUnavailable(ref, id)
         // Memories.
+        case .createMemory(let ref, let id, _), .updateMemory(let ref, let id, _, _), .deleteMemory(let ref, let id, _),
+             .addMemoryPoint(let ref, let id, _, _), .updateMemoryPoint(let ref, let id, _, _, _), .deleteMemoryPoint(let ref, let id, _, _):
+            replyUnavailable(ref, id)
+        case .authorizePhotoUpload(let caller, _), .recordPhoto(let caller, _, _, _):
+            metrics.countError("unavailable")
+            outbox[caller.loop].append(.photoAccess(serial: caller.serial, .storageUnavailable))
         case .serverPublish(let id, _, _, _):
             replyUnavailable(nil, id)
         default:
@@ -333,6 +343,11 @@ final class CoreRunner: @unchecked Sendable {
         // Activities.
         // Places.
         // Memories.
+        case .memoryChanged(let change, let recipients):
+            fanOut(MemoryEncoding.changedEvent(change, time: WallClock.milliseconds()), to: recipients)
+        case .photoAccess(let caller, let access):
+            if case .refused(let error) = access { metrics.countError(error.code.rawValue) }
+            outbox[caller.loop].append(.photoAccess(serial: caller.serial, .decided(access)))
         }
     }
 
@@ -396,7 +411,10 @@ extension CoreRequest {
         // Places.
         case .setPlace, .removePlace, .reportLocation, .reportRegion:
             return true
-        // Memories.
+        // Memories. A photo upload is refused before its body is read, not after it was stored.
+        case .createMemory, .updateMemory, .deleteMemory, .addMemoryPoint, .updateMemoryPoint, .deleteMemoryPoint,
+             .authorizePhotoUpload, .recordPhoto:
+            return true
         default: return false
         }
     }

@@ -15,6 +15,8 @@ final class LoopContext: @unchecked Sendable {
     let metrics: ServerMetrics
     /// The HTTP API on this loop, when an API key is configured.
     var httpAPI: HTTPAPI?
+    /// The photo endpoints on this loop (always on: users authenticate with their session token).
+    var photoAPI: PhotoAPI?
     private var endpoints: [String: any WebSocketEndpoint] = [:]
     private(set) var connections = SlottedList<Connection>(slot: \.slot)
     private let pendingFlushes = PendingFlushes<Connection>()

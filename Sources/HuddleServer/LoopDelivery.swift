@@ -9,6 +9,9 @@ enum LoopDelivery {
     case close(serial: UInt64, code: UInt16, reason: String)
     /// The response to an HTTP API request.
     case httpResponse(serial: UInt64, status: Int, body: [UInt8])
+    // Memories.
+    /// The core's answer to a photo request (`PhotoAPI`), for the connection that made it.
+    case photoAccess(serial: UInt64, PhotoAccessOutcome)
 
     enum Kind {
         /// The answer to a request the loop forwarded (they come back in the order sent).

@@ -288,6 +288,22 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         case .whereIs(let user):
             runner.submit(.locate(ref, requestID: id, user: user), op: op)
         // Memories.
+        case .memoryCreate(let arguments):
+            runner.submit(.createMemory(ref, requestID: id, MemoryRequests.fields(arguments)), op: op)
+        case .memoryUpdate(let memory, let arguments):
+            runner.submit(.updateMemory(ref, requestID: id, memory: memory, MemoryRequests.fields(arguments)), op: op)
+        case .memoryDelete(let memory):
+            runner.submit(.deleteMemory(ref, requestID: id, memory: memory), op: op)
+        case .memories:
+            runner.submit(.listMemories(ref, requestID: id), op: op)
+        case .memory(let memory):
+            runner.submit(.readMemory(ref, requestID: id, memory: memory), op: op)
+        case .pointAdd(let memory, let arguments):
+            runner.submit(.addMemoryPoint(ref, requestID: id, memory: memory, MemoryRequests.fields(arguments)), op: op)
+        case .pointUpdate(let memory, let point, let arguments):
+            runner.submit(.updateMemoryPoint(ref, requestID: id, memory: memory, point: point, MemoryRequests.fields(arguments)), op: op)
+        case .pointDelete(let memory, let point):
+            runner.submit(.deleteMemoryPoint(ref, requestID: id, memory: memory, point: point), op: op)
         }
     }
 
@@ -337,6 +353,9 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
                 connections[serial]?.close(WebSocketCloseCode(rawValue: code), reason: reason)
             case .httpResponse(let serial, let status, let body):
                 connections.removeValue(forKey: serial)?.respondJSON(status: status, body: body)
+            // Memories.
+            case .photoAccess(let serial, let outcome):
+                connections.removeValue(forKey: serial)?.photoAccessDecided(outcome)
             }
         }
     }

@@ -119,6 +119,12 @@ enum ReplyEncoding {
         case .locationSubscribed(let channel, let epoch, let offset, let recovered, let publications, let current):
             return locationSubscription(channel, epoch, offset, recovered, publications, current: current)
         // Memories.
+        case .memory(let memory, let includingPoints):
+            return .object([("memory", MemoryEncoding.memory(memory, includingPoints: includingPoints))])
+        case .memories(let memories):
+            return .object([("memories", .array(memories.map { MemoryEncoding.memory($0, includingPoints: false) }))])
+        case .memoryPoint(let memory, let point):
+            return .object([("memory", number(memory)), ("point", MemoryEncoding.point(point))])
         }
     }
 

@@ -1,5 +1,6 @@
 import Glibc
 import HuddleIO
+import HuddleStore
 import HuddleWebSocket
 import Logging
 import Synchronization
@@ -39,6 +40,10 @@ public final class Server {
         let contexts = loops.map { LoopContext(loop: $0, configuration: configuration, tlsContext: tlsContext, metrics: metrics, logger: logger) }
 
         let (persistence, core) = try Persistence.open(configuration: configuration, logger: logger)
+        // Opened after the log, which holds the data directory's lock: the store clears
+        // unfinished uploads, which must not be another server's.
+        let photoStore = try PhotoStore(directory: configuration.dataDirectory + "/photos")
+        let photoWorkers = try PhotoWorkers(count: 2)
         let runner = try CoreRunner(configuration: configuration, core: core, persistence: persistence, ioLoops: loops, metrics: metrics, logger: logger)
         let endpoints = contexts.map { context in
             ProtocolEndpoint(loopIndex: context.loop.index, runner: runner, workers: runner.passwordWorkers, configuration: configuration, metrics: metrics)
@@ -48,6 +53,7 @@ public final class Server {
         runner.pushGateway = pushGateway
         for (context, endpoint) in zip(contexts, endpoints) {
             context.addEndpoint(endpoint, path: "/v1")
+            context.photoAPI = PhotoAPI(runner: runner, endpoint: endpoint, context: context, store: photoStore, workers: photoWorkers)
             if let apiKey = configuration.apiKey {
                 context.httpAPI = HTTPAPI(apiKey: apiKey, runner: runner, endpoint: endpoint, loopIndex: context.loop.index)
             }
@@ -92,6 +98,7 @@ public final class Server {
         }
         runner.stop()
         pushGateway?.stop()
+        photoWorkers.stop()
         logger.notice("stopped")
     }
 

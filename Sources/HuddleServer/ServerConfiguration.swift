@@ -72,6 +72,8 @@ public struct ServerConfiguration: Sendable {
     // Places.
 
     // Memories.
+    /// Largest photo the photo endpoint stores (`PUT /api/v1/photos`); 413 beyond.
+    public var maxPhotoSize: Int = 10 * 1024 * 1024
 
     public init() {}
 }

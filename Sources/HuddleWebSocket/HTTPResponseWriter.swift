@@ -38,6 +38,7 @@ public enum HTTPResponseWriter {
         switch status {
         case 101: return "Switching Protocols"
         case 200: return "OK"
+        case 201: return "Created"
         case 204: return "No Content"
         case 400: return "Bad Request"
         case 401: return "Unauthorized"
@@ -45,6 +46,7 @@ public enum HTTPResponseWriter {
         case 404: return "Not Found"
         case 405: return "Method Not Allowed"
         case 408: return "Request Timeout"
+        case 411: return "Length Required"
         case 413: return "Content Too Large"
         case 414: return "URI Too Long"
         case 426: return "Upgrade Required"

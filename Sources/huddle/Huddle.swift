@@ -67,6 +67,8 @@ struct Serve: ParsableCommand {
     var activities: String = Self.defaultActivities
     // Places.
     // Memories.
+    @Option(help: "Largest photo in bytes PUT /api/v1/photos stores (413 beyond).")
+    var maxPhotoSize: Int = 10 * 1024 * 1024
 
     func validate() throws {
         if tlsPort != nil && (tlsCert == nil || tlsKey == nil) {
@@ -104,6 +106,7 @@ struct Serve: ParsableCommand {
         if let problem = Self.activitiesProblem(activities) { throw ValidationError("--activities: \(problem)") }
         // Places.
         // Memories.
+        guard maxPhotoSize > 0 else { throw ValidationError("--max-photo-size must be positive") }
     }
 
     var serverConfiguration: ServerConfiguration {
@@ -142,6 +145,7 @@ struct Serve: ParsableCommand {
         config.core.activities.names = Self.activityNames(activities)
         // Places.
         // Memories.
+        config.maxPhotoSize = maxPhotoSize
         return config
     }
 

@@ -68,6 +68,21 @@ import Testing
                 step(.sendFriendRequest(connections["dave"]!, requestID: "f10", user: "bob", message: "later"))
                 step(.removeFriend(connections["bob"]!, requestID: "f11", user: "carol"))
             }
+            if round == 30 {
+                // Memories: an uploaded photo, a memory edited, points added, changed and
+                // deleted, another user's memory deleted.
+                let alice = connections["alice"]!
+                let photo = String(repeating: "ab", count: 32)
+                step(.recordPhoto(caller: alice, tokenHash: sessions["alice"]!.tokenHash, hash: photo, size: 10))
+                step(.createMemory(alice, requestID: "mc", MemoryFields(title: "Lisbon", date: "2025-06-14", position: .set(MemoryPosition(latitude: 38.7, longitude: -9.1)))))
+                step(.updateMemory(alice, requestID: "mu", memory: 1, MemoryFields(placeName: "Alfama", position: .remove)))
+                step(.addMemoryPoint(alice, requestID: "pa", memory: 1, MemoryPointFields(time: 5, note: "tram", photos: [photo])))
+                step(.addMemoryPoint(alice, requestID: "pb", memory: 1, MemoryPointFields(time: 1)))
+                step(.updateMemoryPoint(alice, requestID: "pu", memory: 1, point: 1, MemoryPointFields(time: 9)))
+                step(.deleteMemoryPoint(alice, requestID: "pd", memory: 1, point: 2))
+                step(.createMemory(connections["bob"]!, requestID: "mc", MemoryFields(title: "Porto", date: "2025-07-01")))
+                step(.deleteMemory(connections["bob"]!, requestID: "md", memory: 2))
+            }
             if round == 40 {
                 // bob logs in on a second device, logs the first out, and fails a login once.
                 let device = harness.connect(loop: 1)
@@ -132,6 +147,13 @@ import Testing
             case .setActivity, .clearActivity, .startMatch, .endMatch: break  // ActivitiesTests has their replay scenario
             // Places: PlacesTests replays a scenario of its own.
             case .setPlace, .removePlace, .updateLocation: kinds.insert("places")
+            // Memories.
+            case .createMemory: kinds.insert("createMemory")
+            case .updateMemory: kinds.insert("updateMemory")
+            case .deleteMemory: kinds.insert("deleteMemory")
+            case .putMemoryPoint: kinds.insert("putMemoryPoint")
+            case .deleteMemoryPoint: kinds.insert("deleteMemoryPoint")
+            case .addPhotoOwner: kinds.insert("addPhotoOwner")
             }
         }
         let state = harness.core.durableState
@@ -139,8 +161,11 @@ import Testing
             "signUp", "openSession", "revokeSessions", "purgeExpiredSessions", "publish", "serverPublish",
             "sendFriendRequest", "acceptFriendRequest", "dropFriendRequest", "removeFriend", "publishWithClientID", "markRead",
             "createPost", "setLike", "addComment", "deletePost",
+            // Memories.
+            "createMemory", "updateMemory", "deleteMemory", "putMemoryPoint", "deleteMemoryPoint", "addPhotoOwner",
         ])
         #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 1 && state.feed[1]?.likers.isEmpty == true)
+        #expect(state.memories.memories(of: "alice").map { $0.points.map(\.time) } == [[9]] && state.memories.count == 1)
         #expect(state.readMarkers.offset(of: "bob", in: "chat:alice~bob") > 0)
         #expect(state.friendships.friends(of: "bob") == ["alice"])
         #expect(state.friendships.incomingRequests(of: "alice").map(\.from) == ["carol"])

@@ -1,0 +1,72 @@
+/// Every user's memories (durable), by id, with each owner's set of ids so that one user's
+/// list and count are lookups.
+///
+/// Memory ids come from one counter for all users (carried in the `createMemory` command, so a
+/// replay gives the same ids). Coded as the counter and the memories sorted by id; the owner
+/// index is rebuilt when decoding.
+public struct Memories: Sendable, Equatable {
+    private var byID: [UInt64: Memory] = [:]
+    private var idsByOwner: [Username: Set<UInt64>] = [:]
+    /// The id the next memory gets.
+    public private(set) var nextID: UInt64 = 1
+
+    public init() {}
+
+    public subscript(id: UInt64) -> Memory? { byID[id] }
+
+    public var count: Int { byID.count }
+
+    public func count(of owner: Username) -> Int {
+        idsByOwner[owner]?.count ?? 0
+    }
+
+    /// The owner's memories, newest date first (then the most recently created).
+    public func memories(of owner: Username) -> [Memory] {
+        (idsByOwner[owner] ?? []).compactMap { byID[$0] }.sorted(by: Memory.newestFirst)
+    }
+
+    /// Adds the memory or replaces the one with its id (same owner).
+    mutating func put(_ memory: Memory) {
+        byID[memory.id] = memory
+        idsByOwner[memory.owner, default: []].insert(memory.id)
+        nextID = max(nextID, memory.id + 1)
+    }
+
+    /// Changes a stored memory in place; nothing if there is none with this id and owner.
+    mutating func modify(_ id: UInt64, ownedBy owner: Username, _ change: (inout Memory) -> Void) {
+        guard byID[id]?.owner == owner else { return }
+        change(&byID[id]!)
+    }
+
+    mutating func remove(_ id: UInt64, ownedBy owner: Username) {
+        guard byID[id]?.owner == owner else { return }
+        byID[id] = nil
+        idsByOwner[owner]?.remove(id)
+        if idsByOwner[owner]?.isEmpty == true { idsByOwner[owner] = nil }
+    }
+}
+
+extension Memories: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case nextID, memories
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let next = try container.decode(UInt64.self, forKey: .nextID)
+        for memory in try container.decode([Memory].self, forKey: .memories) {
+            guard byID[memory.id] == nil, memory.id < next, memory.isConsistent else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .memories, in: container, debugDescription: "memory \(memory.id) is repeated, beyond the counter or inconsistent")
+            }
+            put(memory)
+        }
+        nextID = next
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(nextID, forKey: .nextID)
+        try container.encode(byID.keys.sorted().map { byID[$0]! }, forKey: .memories)
+    }
+}

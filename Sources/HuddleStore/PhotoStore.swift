@@ -1,0 +1,88 @@
+import Glibc
+import Synchronization
+
+/// Photos as files in the data directory, named by the SHA-256 of their bytes (content
+/// addressing: the same bytes are stored once, whoever uploads them).
+///
+///     DIR/<first 2 hex digits>/<64 hex digits>   a photo
+///     DIR/tmp/                                   uploads being written (emptied at start-up)
+///
+/// A photo is written to `tmp/`, fsynced, renamed into place and its directory fsynced, so a
+/// name that exists always holds the whole photo, and `store` returns only once a crash can no
+/// longer lose it. The calls block on the disk: run them on a worker thread, never on an I/O
+/// loop or the core. Who may read a photo is the core's business (`PhotoOwnership`), not the
+/// store's.
+public final class PhotoStore: Sendable {
+    public let directory: String
+    private let temporaryDirectory: String
+    private let temporaryCounter = Atomic<UInt64>(0)
+
+    /// Creates the directories if missing and removes uploads a stop interrupted (never
+    /// renamed, so nothing refers to them). Call it while holding the data directory (after the
+    /// log is open), so no other server is writing there.
+    public init(directory: String) throws {
+        self.directory = directory
+        temporaryDirectory = directory + "/tmp"
+        try FileIO.makeDirectories(temporaryDirectory)
+        for name in try FileIO.listDirectory(temporaryDirectory) {
+            try FileIO.unlink(temporaryDirectory + "/" + name)
+        }
+    }
+
+    /// Whether `hash` can name a photo: 64 lowercase hex digits. Anything else never reaches a
+    /// path, so a name cannot climb out of the directory.
+    public static func isValidHash(_ hash: String) -> Bool {
+        hash.utf8.count == 64 && hash.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// Stores `bytes` under `hash` (the caller computed it) unless a photo by that name exists.
+    /// Returns whether this call wrote the file. Either way the photo is durable on return.
+    @discardableResult
+    public func store(_ bytes: [UInt8], hash: String) throws -> Bool {
+        precondition(Self.isValidHash(hash), "not a photo hash: \(hash)")
+        let shard = directory + "/" + String(hash.prefix(2))
+        let path = shard + "/" + hash
+        try FileIO.makeDirectories(shard)
+        if access(path, F_OK) == 0 {
+            // Another upload of the same bytes may have renamed it an instant ago without syncing
+            // the directory yet; the caller is about to rely on the name.
+            try FileIO.syncDirectory(shard)
+            return false
+        }
+        let counter = temporaryCounter.add(1, ordering: .relaxed).newValue
+        let temporary = temporaryDirectory + "/" + hash + "." + String(counter) + ".tmp"
+        let fd = try FileIO.open(temporary, O_WRONLY | O_CREAT | O_EXCL)
+        do {
+            try bytes.withUnsafeBytes { try FileIO.write(fd, $0, at: 0, path: temporary) }
+            try FileIO.syncData(fd, path: temporary)
+        } catch {
+            FileIO.close(fd)
+            try? FileIO.unlink(temporary)
+            throw error
+        }
+        FileIO.close(fd)
+        // Two uploads of the same bytes may both get here: rename replaces one whole file by an
+        // identical one, so readers see either, never a mix.
+        try FileIO.rename(temporary, path)
+        try FileIO.syncDirectory(shard)
+        return true
+    }
+
+    /// The bytes of the photo named `hash`, or nil when there is none.
+    public func read(hash: String) throws -> [UInt8]? {
+        guard Self.isValidHash(hash) else { return nil }
+        let path = directory + "/" + String(hash.prefix(2)) + "/" + hash
+        let fd: Int32
+        do {
+            fd = try FileIO.open(path, O_RDONLY)
+        } catch StoreError.system(_, _, let code) where code == ENOENT {
+            return nil
+        }
+        defer { FileIO.close(fd) }
+        let size = try FileIO.size(fd, path: path)
+        var bytes = [UInt8](repeating: 0, count: size)
+        let count = try bytes.withUnsafeMutableBytes { try FileIO.read(fd, into: $0, at: 0, path: path) }
+        if count < size { bytes.removeSubrange(count...) }
+        return bytes
+    }
+}
