@@ -49,42 +49,44 @@ enum PythonClients {
 
     @discardableResult
     static func runChecked(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(text)")
+        // pip may download on a slow network: a generous limit, but a limit.
+        let (status, text) = try runChildToCompletion(executable, arguments, timeout: 600)
+        guard status == 0 else {
+            throw TestFailure("\(executable) \(arguments.joined(separator: " ")) exited \(status): \(text)")
         }
         return text
     }
 }
 
-/// Runs a process to completion with a time limit, collecting both outputs.
+/// Runs a process to completion with a time limit, collecting both outputs — into files, not
+/// pipes, for the reason `runChildToCompletion` gives.
 func runProcess(_ executable: String, _ arguments: [String], timeout: Double, input: String? = nil) async throws -> PythonClients.Output {
+    let directory = FileManager.default.temporaryDirectory
+    let stdoutFile = directory.appendingPathComponent("huddle-child-\(UUID().uuidString).out")
+    let stderrFile = directory.appendingPathComponent("huddle-child-\(UUID().uuidString).err")
+    for file in [stdoutFile, stderrFile] where !FileManager.default.createFile(atPath: file.path, contents: nil) {
+        throw TestFailure("cannot create \(file.path)")
+    }
+    defer {
+        try? FileManager.default.removeItem(at: stdoutFile)
+        try? FileManager.default.removeItem(at: stderrFile)
+    }
+    let stdout = try FileHandle(forWritingTo: stdoutFile)
+    let stderr = try FileHandle(forWritingTo: stderrFile)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let stdout = Pipe()
-    let stderr = Pipe()
     process.standardOutput = stdout
     process.standardError = stderr
     let stdin = Pipe()
     process.standardInput = input == nil ? FileHandle.nullDevice : stdin
     try process.run()
+    try? stdout.close()
+    try? stderr.close()
     if let input {
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try? stdin.fileHandleForWriting.close()
     }
-    // Drain both pipes concurrently so a chatty process never blocks on a full pipe.
-    async let out = Task.detached { stdout.fileHandleForReading.readDataToEndOfFile() }.value
-    async let err = Task.detached { stderr.fileHandleForReading.readDataToEndOfFile() }.value
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning {
         if Date() > deadline {
@@ -95,7 +97,7 @@ func runProcess(_ executable: String, _ arguments: [String], timeout: Double, in
     }
     return PythonClients.Output(
         status: process.terminationStatus,
-        stdout: String(decoding: await out, as: UTF8.self),
-        stderr: String(decoding: await err, as: UTF8.self)
+        stdout: (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "",
+        stderr: (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
     )
 }

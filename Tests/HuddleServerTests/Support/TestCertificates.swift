@@ -29,17 +29,9 @@ struct TestCertificates: Sendable {
     }
 
     private static func run(_ arguments: String...) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let output = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("\(arguments.joined(separator: " ")) failed: \(String(decoding: output, as: UTF8.self))")
+        let (status, output) = try runChildToCompletion("/usr/bin/env", arguments, timeout: 120)
+        guard status == 0 else {
+            throw TestFailure("\(arguments.joined(separator: " ")) failed: \(output)")
         }
     }
 }
