@@ -561,6 +561,12 @@ public final class HuddleClient {
         case "auth_failed":
             let error = message["error"]
             refusal = (error?["code"]?.stringValue ?? "auth_failed", error?["message"]?.stringValue ?? "")
+        case "memory_changed":
+            if let (change, time) = MemoryChange.decode(message) {
+                emit(.memory(change, time: time))
+            } else {
+                emit(.other(name: name, message: message))
+            }
         default:
             if let change = FeedEvent(name: name, message) {
                 emit(.feed(change))

@@ -32,6 +32,9 @@ public enum HuddleEvent: Sendable, Equatable {
     /// after a reconnect) reported it: after the publications it replayed, before its result.
     /// Later changes are publications of type `place` on that channel: `Whereabouts(publication)`.
     case whereabouts(Whereabouts)
+    /// One of the signed-in user's memories changed, on this device or another, at server time
+    /// `time` (live only: see `MemoryChange`).
+    case memory(MemoryChange, time: Int64)
     /// The client stopped for good and will not reconnect on its own.
     case stopped(HuddleStopReason)
     /// An event this client version does not know, as it came.

@@ -41,6 +41,8 @@ final class ChatApp {
     private var placeShown: [String: Whereabouts] = [:]
     /// The `before` of the next `/feed more` page; nil when the last page was shown (or none yet).
     var feedMoreBefore: UInt64?
+    /// The memory changes this device's commands made, whose events are not shown again.
+    var memoryEchoes = MemoryEchoes()
 
     /// Typing notices go out at most this often while the user types.
     static let typingInterval: Int64 = 3_000
@@ -366,6 +368,8 @@ final class ChatApp {
             guard whereabouts.since != nil, placeShown[whereabouts.user] != whereabouts else { return }
             placeShown[whereabouts.user] = whereabouts
             show("[place] " + ChatLines.whereabouts(whereabouts, me: username))
+        case .memory(let change, _):
+            if !memoryEchoes.isEcho(change) { show(ChatLines.memoryChange(change)) }
         case .reconnecting(let attempt, let delay, let reason):
             show(ChatLines.reconnecting(attempt: attempt, delayMilliseconds: delay, reason: reason))
         case .recovered(let channel, let recovered):

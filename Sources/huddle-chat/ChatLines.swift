@@ -32,6 +32,8 @@ enum ChatLines {
         case "not_on": return "\(message) (/activities shows what is on)"
         case "place_not_found": return "\(message) (/places lists yours)"
         case "too_many_places": return "\(message) (/places, then /place-remove ID)"
+        case "memory_not_found", "point_not_found", "too_many_memories", "too_many_points", "photo_not_found":
+            return memoryHint(code: code, message: message) ?? message
         default: return message
         }
     }

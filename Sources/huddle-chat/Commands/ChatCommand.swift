@@ -70,6 +70,7 @@ enum CommandTable {
         ("circle", ChatCommand.feedCommands),
         ("activities", ChatCommand.activityCommands),
         ("places", ChatCommand.placeCommands),
+        ("memories", ChatCommand.memoryCommands),
         ("general", ChatCommand.generalCommands),
     ]
 

@@ -1,0 +1,107 @@
+import HuddleProtocol
+
+/// protocol.md "Memories and photos": the caller's private memories and their points. Every
+/// change reaches all of the caller's live connections as `HuddleEvent.memory` (this one too,
+/// after the reply), so other devices follow. Photos do not travel over the WebSocket: upload
+/// them with `PUT /api/v1/photos` and fetch them with `GET /api/v1/photos/HASH` over HTTP on
+/// the same port, with the session token as `Authorization: Bearer` (protocol.md, "Photos
+/// (HTTP)"); a point names them by the hashes the upload returns.
+extension HuddleClient {
+    /// `memory_create`: a new memory of the day `date` (`YYYY-MM-DD`), with no points yet. Not
+    /// resent after a dropped connection (a repeat would make two).
+    public func createMemory(
+        title: String, date: String, placeName: String? = nil, position: MemoryPosition? = nil,
+        completion: @escaping (Result<Memory, HuddleClientError>) -> Void
+    ) {
+        var arguments: [(String, JSONValue)] = [("title", .string(title)), ("date", .string(date))]
+        if let placeName { arguments.append(("place_name", .string(placeName))) }
+        if let position { arguments.append(("position", position.json)) }
+        request("memory_create", arguments, decode: Self.decodeMemory, completion: completion)
+    }
+
+    /// `memory_update`: the fields given change, the others stay (at least one must be given).
+    /// The result has no points. Resent after a dropped connection: a repeat sets the same values.
+    public func updateMemory(
+        _ id: UInt64, title: String? = nil, date: String? = nil, placeName: String? = nil, position: MemoryPositionChange = .keep,
+        completion: @escaping (Result<Memory, HuddleClientError>) -> Void
+    ) {
+        var arguments: [(String, JSONValue)] = [("memory", .integer(id))]
+        if let title { arguments.append(("title", .string(title))) }
+        if let date { arguments.append(("date", .string(date))) }
+        if let placeName { arguments.append(("place_name", .string(placeName))) }
+        Self.append(position, to: &arguments)
+        request("memory_update", arguments, resendAfterReconnect: true, decode: Self.decodeMemory, completion: completion)
+    }
+
+    /// `memory_delete`: the memory and its points (its photos stay the caller's). Not resent
+    /// after a dropped connection: a retry that gets `memory_not_found` finds it gone, as asked.
+    public func deleteMemory(_ id: UInt64, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
+        request("memory_delete", [("memory", .integer(id))], decode: { _ throws(HuddleClientError) in () }, completion: completion)
+    }
+
+    /// `memories`: the caller's memories without their points, the newest `date` first.
+    public func memories(completion: @escaping (Result<[Memory], HuddleClientError>) -> Void) {
+        request("memories", resendAfterReconnect: true, decode: { result throws(HuddleClientError) in
+            var memories: [Memory] = []
+            for object in try result.requiredArray("memories") { memories.append(try Memory.decode(object)) }
+            return memories
+        }, completion: completion)
+    }
+
+    /// `memory`: one of the caller's memories with its points.
+    public func memory(_ id: UInt64, completion: @escaping (Result<Memory, HuddleClientError>) -> Void) {
+        request("memory", [("memory", .integer(id))], resendAfterReconnect: true, decode: Self.decodeMemory, completion: completion)
+    }
+
+    /// `point_add`: a point of memory `memory` at `time` (ms since the Unix epoch); `photos` are
+    /// hashes of photos the caller uploaded. Not resent after a dropped connection (a repeat
+    /// would make two).
+    public func addPoint(
+        to memory: UInt64, time: Int64, position: MemoryPosition? = nil, placeName: String? = nil, note: String? = nil,
+        photos: [String]? = nil, completion: @escaping (Result<MemoryPoint, HuddleClientError>) -> Void
+    ) {
+        var arguments: [(String, JSONValue)] = [("memory", .integer(memory)), ("time", .integer(time))]
+        if let position { arguments.append(("position", position.json)) }
+        if let placeName { arguments.append(("place_name", .string(placeName))) }
+        if let note { arguments.append(("note", .string(note))) }
+        if let photos { arguments.append(("photos", .array(photos.map(JSONValue.string)))) }
+        request("point_add", arguments, decode: Self.decodePoint, completion: completion)
+    }
+
+    /// `point_update`: the fields given change (`photos` replaces the list), at least one.
+    /// Resent after a dropped connection: a repeat sets the same values.
+    public func updatePoint(
+        _ point: UInt64, of memory: UInt64, time: Int64? = nil, position: MemoryPositionChange = .keep, placeName: String? = nil,
+        note: String? = nil, photos: [String]? = nil, completion: @escaping (Result<MemoryPoint, HuddleClientError>) -> Void
+    ) {
+        var arguments: [(String, JSONValue)] = [("memory", .integer(memory)), ("point", .integer(point))]
+        if let time { arguments.append(("time", .integer(time))) }
+        Self.append(position, to: &arguments)
+        if let placeName { arguments.append(("place_name", .string(placeName))) }
+        if let note { arguments.append(("note", .string(note))) }
+        if let photos { arguments.append(("photos", .array(photos.map(JSONValue.string)))) }
+        request("point_update", arguments, resendAfterReconnect: true, decode: Self.decodePoint, completion: completion)
+    }
+
+    /// `point_delete`. Not resent after a dropped connection, as `deleteMemory`.
+    public func deletePoint(_ point: UInt64, of memory: UInt64, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
+        request("point_delete", [("memory", .integer(memory)), ("point", .integer(point))], decode: { _ throws(HuddleClientError) in () },
+                completion: completion)
+    }
+
+    private static func decodeMemory(_ result: JSONValue) throws(HuddleClientError) -> Memory {
+        try Memory.decode(try result.requiredObject("memory"))
+    }
+
+    private static func decodePoint(_ result: JSONValue) throws(HuddleClientError) -> MemoryPoint {
+        try MemoryPoint.decode(try result.requiredObject("point"))
+    }
+
+    private static func append(_ change: MemoryPositionChange, to arguments: inout [(String, JSONValue)]) {
+        switch change {
+        case .keep: break
+        case .set(let position): arguments.append(("position", position.json))
+        case .remove: arguments.append(("position", .null))
+        }
+    }
+}
