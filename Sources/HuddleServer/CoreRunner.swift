@@ -20,7 +20,7 @@ final class CoreRunner: @unchecked Sendable {
     private let ioLoops: [EventLoop]
     /// One per I/O loop; set before the thread starts.
     private var endpoints: [ProtocolEndpoint] = []
-    let passwordWorkers: PasswordWorkers
+    let passwordWorkers: WorkerThreads
     /// Where `pushNotification` outputs go; nil without `--push-webhook` (they are dropped: the
     /// inbox and unread counts already hold what they tell of). Set before the thread starts.
     var pushGateway: PushGateway?
@@ -74,7 +74,7 @@ final class CoreRunner: @unchecked Sendable {
         self.metrics = metrics
         self.logger = logger
         loop = try EventLoop(index: ioLoops.count, readBufferSize: 16)
-        passwordWorkers = try PasswordWorkers(count: 2)
+        passwordWorkers = try WorkerThreads(name: "huddle-kdf", count: 2)
         outbox = Array(repeating: [], count: ioLoops.count)
         loop.onTurnEnd { [unowned self] in self.endTurn() }
         loop.schedule(after: 250, repeating: 250) { [unowned self] in self.tick() }

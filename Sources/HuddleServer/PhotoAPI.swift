@@ -20,11 +20,11 @@ final class PhotoAPI: @unchecked Sendable {
     let loop: EventLoop
     let loopIndex: Int
     let store: PhotoStore
-    let workers: PhotoWorkers
+    let workers: WorkerThreads
     let maxPhotoSize: Int
     let logger: Logger
 
-    init(runner: CoreRunner, endpoint: ProtocolEndpoint, context: LoopContext, store: PhotoStore, workers: PhotoWorkers) {
+    init(runner: CoreRunner, endpoint: ProtocolEndpoint, context: LoopContext, store: PhotoStore, workers: WorkerThreads) {
         self.runner = runner
         self.endpoint = endpoint
         loop = context.loop

@@ -14,7 +14,7 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     let maxMessageSize: Int
     private let loopIndex: Int
     private let runner: CoreRunner
-    private let workers: PasswordWorkers
+    private let workers: WorkerThreads
     private let configuration: ServerConfiguration
     private let metrics: ServerMetrics
     private let limits = ProtocolLimits()
@@ -54,7 +54,7 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     /// Requests a connection may pipeline behind a sign-in still being decided.
     private static let maxWaitingDuringSignIn = 1000
 
-    init(loopIndex: Int, runner: CoreRunner, workers: PasswordWorkers, configuration: ServerConfiguration, metrics: ServerMetrics) {
+    init(loopIndex: Int, runner: CoreRunner, workers: WorkerThreads, configuration: ServerConfiguration, metrics: ServerMetrics) {
         self.loopIndex = loopIndex
         self.runner = runner
         self.workers = workers

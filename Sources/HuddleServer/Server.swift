@@ -43,7 +43,7 @@ public final class Server {
         // Opened after the log, which holds the data directory's lock: the store clears
         // unfinished uploads, which must not be another server's.
         let photoStore = try PhotoStore(directory: configuration.dataDirectory + "/photos")
-        let photoWorkers = try PhotoWorkers(count: 2)
+        let photoWorkers = try WorkerThreads(name: "huddle-photo", count: 2)
         let runner = try CoreRunner(configuration: configuration, core: core, persistence: persistence, ioLoops: loops, metrics: metrics, logger: logger)
         let endpoints = contexts.map { context in
             ProtocolEndpoint(loopIndex: context.loop.index, runner: runner, workers: runner.passwordWorkers, configuration: configuration, metrics: metrics)
