@@ -48,11 +48,12 @@ struct HTMLReport {
         html += section("Summary", summaryTable())
         html += section("Latency distribution", latencyDistribution().render()
             + "<p class=\"note\">\(HTML.escape(r.latencyMeaning)), over the measured window; the x axis is in “nines” so the tail gets the room.</p>\n")
-        html += section("Throughput over time", throughputChart().render())
+        html += section("Throughput over time", throughputChart().render() + sentChart().render())
         html += section("Latency over time", latencyChart().render()
             + "<p class=\"note\">Percentiles of what arrived in each second.</p>\n")
         html += section("CPU over time", cpuChart().render()
             + "<p class=\"note\">Percent of one core (200 % = two cores busy). The harness's line next to the server's shows which side was the limit.</p>\n")
+        html += section("Machine load over time", loadChart().render())
         if r.series.contains(where: { $0.serverRSSKilobytes != nil }) { html += section("Server memory over time", memoryChart().render()) }
         if r.series.contains(where: { $0.connections > 0 }) { html += section("Open connections over time", connectionsChart().render()) }
         html += section("Parameters", keyValueTable(r.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
@@ -126,12 +127,20 @@ struct HTMLReport {
     func throughputChart() -> SVGLineChart {
         let series = result.series
         return SVGLineChart(
-            title: "Throughput", xLabel: "seconds", yLabel: "per second",
+            title: "\(result.deliveredLabel.capitalizedFirst) per second", xLabel: "seconds", yLabel: "per second",
             series: [
-                .init(name: "\(result.sentLabel)/s", color: Self.colors[0], points: series.map { (x: $0.t, y: Double($0.sent)) }),
                 .init(name: "\(result.deliveredLabel)/s", color: Self.colors[2], points: series.map { (x: $0.t, y: Double($0.delivered)) }),
                 .init(name: "failed", color: Self.colors[1], points: series.map { (x: $0.t, y: Double($0.failed)) }),
             ],
+            shadedX: window)
+    }
+
+    /// Apart from the deliveries: in a fan-out they are a thousand times the sends, which would
+    /// flatten the sends to the axis.
+    func sentChart() -> SVGLineChart {
+        SVGLineChart(
+            title: "\(result.sentLabel.capitalizedFirst) per second", xLabel: "seconds", yLabel: "per second",
+            series: [.init(name: "\(result.sentLabel)/s", color: Self.colors[0], points: result.series.map { (x: $0.t, y: Double($0.sent)) })],
             shadedX: window)
     }
 
@@ -155,8 +164,15 @@ struct HTMLReport {
             title: "CPU", xLabel: "seconds", yLabel: "% of one core",
             series: [
                 line("server", Self.colors[0], \.serverCPUPercent), line("harness", Self.colors[3], \.harnessCPUPercent),
-                line("load average × 100 / cores", Self.colors[4], { $0.load1.map { $0 * 100 / Double(max(1, result.machine.processors)) } }),
             ],
+            shadedX: window)
+    }
+
+    /// The machine is shared: a run under load from elsewhere reads differently.
+    func loadChart() -> SVGLineChart {
+        SVGLineChart(
+            title: "Machine load average (1 minute; \(result.machine.processors) CPUs)", xLabel: "seconds", yLabel: "runnable tasks",
+            series: [.init(name: "load", color: Self.colors[4], points: result.series.compactMap { sample in sample.load1.map { (x: sample.t, y: $0) } })],
             shadedX: window)
     }
 
@@ -204,4 +220,5 @@ enum HTML {
 
 extension String {
     var replacingUnderscores: String { String(map { $0 == "_" ? " " : $0 }) }
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

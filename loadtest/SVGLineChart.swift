@@ -28,7 +28,7 @@ struct SVGLineChart {
     static let width = 760.0
     static let height = 300.0
     private static let left = 64.0
-    private static let right = 16.0
+    private static let right = 40.0
     private static let top = 32.0
     private static let bottom = 46.0
 
