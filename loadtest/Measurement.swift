@@ -141,7 +141,7 @@ final class Measurement {
     private func finish() {
         guard phase != .done else { return }
         if let drainTimer { loop.cancelTimer(drainTimer) }
-        tick()
+        tick(final: true)
         if let tickTimer { loop.cancelTimer(tickTimer) }
         phase = .done
         machine.loadAtEnd = MachineInfo.loadAverages() ?? []
@@ -194,11 +194,13 @@ final class Measurement {
         (settings.serverPID.flatMap(ProcessSample.read(pid:)), ProcessSample.read(pid: getpid()))
     }
 
-    private func tick() {
+    /// Takes the sample of the second just ended; the last one of a run may be a fraction of a
+    /// second (rates are per second all the same).
+    private func tick(final: Bool = false) {
         let now = MonotonicClock.nanoseconds()
         let (server, harness) = samples()
         let seconds = Double(now - lastTick.time) / 1e9
-        guard seconds > 0.05 else { return }
+        guard seconds > (final ? 0 : 0.05) else { return }
         let hasLatency = secondLatency.count > 0
         let sample = SecondSample(
             t: Double(now - started) / 1e9,
