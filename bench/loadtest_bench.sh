@@ -51,21 +51,21 @@ start_huddle() {
     stop_server
     DATA_DIR=$(mktemp -d /tmp/huddle-bench.XXXXXX)
     "$BIN/huddle" --port 9001 --bench --kdf-iterations 1000 --rate-limit 100000 --fsync "$FSYNC" \
-        --data-dir "$DATA_DIR" --log-level warning "$@" &
+        --data-dir "$DATA_DIR" --log-level warning "$@" 2>>"$OUT/huddle-server.log" &
     SERVER_PID=$!
     wait_for_port 9001
 }
 
 start_python() {
     stop_server
-    "$PYTHON" bench/python_ws_server.py --port 9002 >/dev/null &
+    "$PYTHON" bench/python_ws_server.py --port 9002 >>"$OUT/python-server.log" 2>&1 &
     SERVER_PID=$!
     wait_for_port 9002
 }
 
 start_hummingbird() {
     stop_server
-    "$HUMMINGBIRD" 9003 >/dev/null &
+    "$HUMMINGBIRD" 9003 >>"$OUT/hummingbird-server.log" 2>&1 &
     SERVER_PID=$!
     wait_for_port 9003
 }
