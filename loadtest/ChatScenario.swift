@@ -25,7 +25,7 @@ final class ChatScenario: Scenario {
     private let progress: Progress
     private let measurement: Measurement
     private let users = LoadTestUsers()
-    private var sessions: [ProtocolSession] = []
+    private var sessions: [HarnessSession] = []
     private var rooms: [String] = []
     private var checker: StreamChecker
     private var schedule: OpenLoopSchedule?
@@ -70,7 +70,7 @@ final class ChatScenario: Scenario {
     }
 
     private func signUp(_ user: Int, done: @escaping (Bool) -> Void) {
-        let session = ProtocolSession(url: settings.url, loop: loop, options: settings.options)
+        let session = HarnessSession(url: settings.url, loop: loop, options: settings.options)
         sessions.append(session)
         session.onOpen = { [self] in
             measurement.connections += 1
@@ -79,7 +79,7 @@ final class ChatScenario: Scenario {
                 done((try? outcome.get()) != nil)
             }
         }
-        session.onEvent = { [self] event in received(event, by: user) }
+        session.onPublication = { [self] publication in received(publication.stamp, by: user) }
         session.onClose = { [self] code, reason in
             if code != nil { measurement.connections -= 1 }
             let problem = "user \(user) closed: \(code.map { "\($0.rawValue)" } ?? "never opened") \(reason)"
@@ -145,8 +145,7 @@ final class ChatScenario: Scenario {
         }
     }
 
-    private func received(_ event: JSONValue, by user: Int) {
-        guard event["event"]?.stringValue == "publication", let data = event["data"], let stamp = Stamp(json: data) else { return }
+    private func received(_ stamp: Stamp, by user: Int) {
         // Users also get their own messages back (every subscribed connection does); the
         // check is on what the partner hears.
         guard stamp.publisher == partner(of: user) else { return }

@@ -28,7 +28,7 @@ final class ConnectScenario: Scenario {
     private let progress: Progress
     private let measurement: Measurement
     private let users = LoadTestUsers()
-    private var admin: ProtocolSession?
+    private var admin: HarnessSession?
     private var token = ""
     private var connections: [RawConnection] = []
     private var schedule: OpenLoopSchedule?
@@ -55,7 +55,7 @@ final class ConnectScenario: Scenario {
         measurement.onDone = { [self] in finish() }
         warnAboutLimits()
         guard !settings.raw else { return ramp() }
-        let admin = ProtocolSession(url: settings.url, loop: loop, options: settings.options)
+        let admin = HarnessSession(url: settings.url, loop: loop, options: settings.options)
         self.admin = admin
         admin.onOpen = { [self] in
             users.signUp(users.username(0), on: admin) { [self] outcome in

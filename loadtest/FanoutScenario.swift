@@ -26,9 +26,9 @@ final class FanoutScenario: Scenario {
     private let users = LoadTestUsers()
     private var token = ""
     private let room = "room:loadtest-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
-    private var admin: ProtocolSession?
-    private var subscribers: [ProtocolSession] = []
-    private var publishers: [ProtocolSession] = []
+    private var admin: HarnessSession?
+    private var subscribers: [HarnessSession] = []
+    private var publishers: [HarnessSession] = []
     private var setup: SetupQueue?
     private var checker: StreamChecker
     private var schedule: OpenLoopSchedule?
@@ -49,7 +49,7 @@ final class FanoutScenario: Scenario {
     /// Runs on the loop thread; stops the loop when done.
     func start() {
         measurement.onDone = { [self] in finish() }
-        let admin = ProtocolSession(url: settings.url, loop: loop, options: settings.options)
+        let admin = HarnessSession(url: settings.url, loop: loop, options: settings.options)
         self.admin = admin
         admin.onOpen = { [self] in
             users.signUp(users.username(0), on: admin) { [self] outcome in
@@ -77,7 +77,7 @@ final class FanoutScenario: Scenario {
 
     private func openSubscribers() {
         let queue = SetupQueue(count: settings.subscribers, concurrency: settings.connectConcurrency, step: { [self] index, done in
-            let session = ProtocolSession(url: settings.url, loop: loop, options: authenticatedOptions())
+            let session = HarnessSession(url: settings.url, loop: loop, options: authenticatedOptions())
             subscribers.append(session)
             session.onOpen = { [self] in
                 measurement.connections += 1
@@ -86,7 +86,7 @@ final class FanoutScenario: Scenario {
                     done(refusal == nil)
                 }
             }
-            session.onEvent = { [self] event in received(event, by: index) }
+            session.onPublication = { [self] publication in received(publication.stamp, by: index) }
             session.onClose = { [self] code, reason in
                 if code != nil { measurement.connections -= 1 }
                 if measurement.phase != .done { measurement.error("subscriber \(index) closed: \(code?.rawValue ?? 0) \(reason)") }
@@ -104,7 +104,7 @@ final class FanoutScenario: Scenario {
     private func openPublishers() {
         progress.say("\(settings.subscribers) subscribed; starting \(settings.publishers) publisher(s) at \(settings.rate) msg/s each")
         let queue = SetupQueue(count: settings.publishers, concurrency: settings.connectConcurrency, step: { [self] index, done in
-            let session = ProtocolSession(url: settings.url, loop: loop, options: authenticatedOptions())
+            let session = HarnessSession(url: settings.url, loop: loop, options: authenticatedOptions())
             publishers.append(session)
             session.onOpen = { [self] in
                 measurement.connections += 1
@@ -150,10 +150,8 @@ final class FanoutScenario: Scenario {
         }
     }
 
-    private func received(_ event: JSONValue, by subscriber: Int) {
-        guard event["event"]?.stringValue == "publication", let data = event["data"], let stamp = Stamp(json: data),
-              stamp.publisher < settings.publishers
-        else { return }
+    private func received(_ stamp: Stamp, by subscriber: Int) {
+        guard stamp.publisher < settings.publishers else { return }
         let now = MonotonicClock.nanoseconds()
         checker.observe(receiver: subscriber, publisher: stamp.publisher, sequence: stamp.sequence)
         measurement.recordDelivery(intended: stamp.intended, at: now)

@@ -13,7 +13,7 @@ struct LoadTestUsers {
 
     /// Signs `username` up on `session` (which must be open and anonymous); the session is then
     /// authenticated. `done` gets the token, or the reason it failed.
-    func signUp(_ username: String, on session: ProtocolSession, done: @escaping (Result<String, SetupFailure>) -> Void) {
+    func signUp(_ username: String, on session: HarnessSession, done: @escaping (Result<String, SetupFailure>) -> Void) {
         let sent = session.request("signup", [
             ("username", .string(username)), ("email", .string("\(username)@loadtest.invalid")), ("password", .string(password(username))),
         ]) { reply in
@@ -33,7 +33,7 @@ struct SetupFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-extension ProtocolSession {
+extension HarnessSession {
     /// Sends `op` and calls `done` with nil when the reply is ok, or with a description of the
     /// refusal (or of a request that could not be sent).
     func expectOK(_ op: String, _ fields: [(String, JSONValue)], done: @escaping (String?) -> Void) {

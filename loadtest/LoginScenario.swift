@@ -13,7 +13,7 @@ final class LoginScenario: Scenario {
     private let measurement: Measurement
     private let users = LoadTestUsers()
     private var done = 0
-    private var sessions: [ProtocolSession] = []
+    private var sessions: [HarnessSession] = []
     private(set) var result: ScenarioResult?
 
     init(url: ClientURL, options: ClientConnectionOptions, count: Int, serverPID: Int32?, loop: EventLoop, progress: Progress) {
@@ -30,7 +30,7 @@ final class LoginScenario: Scenario {
     func start() {
         measurement.onDone = { [self] in finish() }
         let name = users.username(0)
-        let session = ProtocolSession(url: url, loop: loop, options: options)
+        let session = HarnessSession(url: url, loop: loop, options: options)
         sessions.append(session)
         session.onOpen = { [self] in
             users.signUp(name, on: session) { [self] outcome in
@@ -48,7 +48,7 @@ final class LoginScenario: Scenario {
 
     private func nextLogin(_ name: String) {
         guard done < count else { return measurement.endMeasuring() }
-        let session = ProtocolSession(url: url, loop: loop, options: options)
+        let session = HarnessSession(url: url, loop: loop, options: options)
         sessions.append(session)
         session.onOpen = { [self] in
             let started = MonotonicClock.nanoseconds()

@@ -44,15 +44,15 @@ final class ReconnectStormScenario: Scenario {
     private let users = LoadTestUsers()
     private let roomPrefix = "room:lt\(String(UInt32.random(in: 0...UInt32.max), radix: 16))-"
     private var token = ""
-    private var admin: ProtocolSession?
-    private var subscribers: [ProtocolSession] = []
+    private var admin: HarnessSession?
+    private var subscribers: [HarnessSession] = []
     private var positions: [Position]
     /// When each subscriber was dropped, while its reconnect is under way (0 otherwise).
     private var droppedAt: [UInt64]
     /// Set just before the harness aborts a subscriber's connection, so its close is known
     /// for the drop it is.
     private var aborted: [Bool]
-    private var publishers: [ProtocolSession] = []
+    private var publishers: [HarnessSession] = []
     private var checker: StreamChecker
     private var schedule: OpenLoopSchedule?
     private var sendTimer: Int?
@@ -88,7 +88,7 @@ final class ReconnectStormScenario: Scenario {
 
     func start() {
         measurement.onDone = { [self] in finish() }
-        let admin = ProtocolSession(url: settings.url, loop: loop, options: settings.options)
+        let admin = HarnessSession(url: settings.url, loop: loop, options: settings.options)
         self.admin = admin
         admin.onOpen = { [self] in
             users.signUp(users.username(0), on: admin) { [self] outcome in
@@ -131,7 +131,7 @@ final class ReconnectStormScenario: Scenario {
         let count = settings.rooms * settings.publishersPerRoom
         progress.say("\(settings.subscribers) subscribed; opening \(count) publishers")
         let queue = SetupQueue(count: count, concurrency: settings.connectConcurrency, step: { [self] index, done in
-            let session = ProtocolSession(url: settings.url, loop: loop, options: authenticatedOptions())
+            let session = HarnessSession(url: settings.url, loop: loop, options: authenticatedOptions())
             publishers.append(session)
             session.onOpen = { [self] in
                 measurement.connections += 1
@@ -153,8 +153,8 @@ final class ReconnectStormScenario: Scenario {
 
     /// Opens subscriber `index`'s connection and subscribes it — from its last position when it
     /// had one (a reconnect). `done` reports the outcome of a first subscription.
-    private func connectSubscriber(_ index: Int, attempt: Int, done: ((Bool) -> Void)?) -> ProtocolSession {
-        let session = ProtocolSession(url: settings.url, loop: loop, options: authenticatedOptions())
+    private func connectSubscriber(_ index: Int, attempt: Int, done: ((Bool) -> Void)?) -> HarnessSession {
+        let session = HarnessSession(url: settings.url, loop: loop, options: authenticatedOptions())
         var opened = false
         session.onOpen = { [self] in
             opened = true
@@ -179,7 +179,10 @@ final class ReconnectStormScenario: Scenario {
                 done?(true)
             }
         }
-        session.onEvent = { [self] event in received(event, by: index) }
+        session.onPublication = { [self] publication in
+            positions[index].epoch = publication.epoch
+            observe(publication.stamp, offset: publication.offset, by: index, live: true, now: MonotonicClock.nanoseconds())
+        }
         session.onClose = { [self] code, reason in
             if opened { measurement.connections -= 1 }
             if measurement.phase == .done { return }
@@ -246,13 +249,12 @@ final class ReconnectStormScenario: Scenario {
     }
 
     /// A publication from a subscriber's stream: check it, time it, and remember its position.
-    private func observe(_ publication: JSONValue, by subscriber: Int, live: Bool, now: UInt64) {
-        guard let data = publication["data"], let stamp = Stamp(json: data) else { return }
+    private func observe(_ stamp: Stamp, offset: UInt64?, by subscriber: Int, live: Bool, now: UInt64) {
         let room = room(ofSubscriber: subscriber)
         guard stamp.publisher / settings.publishersPerRoom == room else {
             return measurement.error("subscriber \(subscriber) of room \(room) got publisher \(stamp.publisher)'s message")
         }
-        if let offset = publication["offset"]?.uint64Value { positions[subscriber].offset = offset }
+        if let offset { positions[subscriber].offset = offset }
         checker.observe(stream: subscriber * settings.publishersPerRoom + stamp.publisher % settings.publishersPerRoom, sequence: stamp.sequence)
         if live {
             measurement.recordDelivery(intended: stamp.intended, at: now)
@@ -261,12 +263,6 @@ final class ReconnectStormScenario: Scenario {
             measurement.recordDeliveryWithoutLatency()
             recoveredDelay.record(from: stamp.intended, to: now)
         }
-    }
-
-    private func received(_ event: JSONValue, by subscriber: Int) {
-        guard event["event"]?.stringValue == "publication" else { return }
-        if let epoch = event["epoch"]?.stringValue { positions[subscriber].epoch = epoch }
-        observe(event, by: subscriber, live: true, now: MonotonicClock.nanoseconds())
     }
 
     // MARK: The storm
@@ -284,7 +280,7 @@ final class ReconnectStormScenario: Scenario {
             reconnecting += 1
         }
         // Each abort calls the old session's onClose, which starts the reconnect.
-        for index in victims { subscribers[index].connection.abort() }
+        for index in victims { subscribers[index].abort() }
     }
 
     private func reconnect(_ index: Int, attempt: Int) {
@@ -307,7 +303,10 @@ final class ReconnectStormScenario: Scenario {
         if recovered { recoveredTrue += 1 } else { recoveredFalse += 1 }
         if case .array(let publications) = result["publications"] ?? .null {
             recoveredPublications += publications.count
-            for publication in publications { observe(publication, by: index, live: false, now: now) }
+            for publication in publications {
+                guard let data = publication["data"], let stamp = Stamp(json: data) else { continue }
+                observe(stamp, offset: publication["offset"]?.uint64Value, by: index, live: false, now: now)
+            }
         }
         positions[index].epoch = result["epoch"]?.stringValue ?? positions[index].epoch
         if !recovered, let latest = result["offset"]?.uint64Value {
