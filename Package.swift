@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 // Huddle: a real-time WebSocket pub/sub server on POSIX sockets, epoll, OpenSSL and zlib.
 // Layers (README.md, "Layout"): CHuddleShims <- HuddleIO, HuddleWebSocket; HuddleProtocol and
-// HuddleCore stand alone; HuddleServer wires them all; huddle (CLI) runs HuddleServer.
+// HuddleCore stand alone; HuddleServer wires them all; huddle (CLI) runs HuddleServer;
+// HuddleClient <- huddle-chat and huddle-loadtest.
 import PackageDescription
 
 let package = Package(
@@ -9,6 +10,7 @@ let package = Package(
     products: [
         .executable(name: "huddle", targets: ["huddle"]),
         .executable(name: "huddle-loadtest", targets: ["huddle-loadtest"]),
+        .executable(name: "huddle-chat", targets: ["huddle-chat"]),
         .library(name: "HuddleWebSocket", targets: ["HuddleWebSocket"]),
         .library(name: "HuddleIO", targets: ["HuddleIO"]),
         .library(name: "HuddleClient", targets: ["HuddleClient"]),
@@ -66,11 +68,20 @@ let package = Package(
             path: "loadtest",
             exclude: ["README.md"]
         ),
+        // The terminal client (README.md, "huddle-chat") on HuddleClient.
+        .executableTarget(
+            name: "huddle-chat",
+            dependencies: [
+                "HuddleClient", "HuddleIO", "HuddleProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
         .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest"]),
+        .testTarget(name: "HuddleChatTests", dependencies: ["huddle-chat", "HuddleClient", "HuddleProtocol"]),
         .testTarget(
             name: "HuddleServerTests",
             dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol", "HuddleClient"],

@@ -4,7 +4,8 @@ import Synchronization
 
 /// What every client connection on one event loop shares, so that a connection itself stays
 /// small: the end-of-turn flush of corked writes, one sweep for every deadline (connect, close)
-/// instead of a timer per connection, the masking-key generator, TLS contexts, and the zlib
+/// instead of a timer per connection, one more for every `HuddleClient` (request timeouts,
+/// reconnect delays, heartbeats), the masking-key generator, TLS contexts, and the zlib
 /// streams of connections that agreed to no_context_takeover.
 ///
 /// Touched only on its loop's thread (hence `@unchecked Sendable`: only the registry crosses
@@ -16,6 +17,9 @@ final class ClientLoopContext: @unchecked Sendable {
     /// Connections with a deadline (connecting, handshaking, closing); open ones have none.
     private var timed = SlottedList<WebSocketClientConnection>(slot: \.timedSlot)
     private var sweepTimer: Int?
+    /// Protocol clients: each checks its own deadlines when swept.
+    private var clients = SlottedList<HuddleClient>(slot: \.sweepSlot)
+    private var clientSweepTimer: Int?
     private var deferred: [() -> Void] = []
     private var maskingKeys = MaskingKeyGenerator()
     private var tlsContexts: [ClientTLSOptions: TLSClientContext] = [:]
@@ -29,6 +33,9 @@ final class ClientLoopContext: @unchecked Sendable {
 
     /// How often deadlines are checked: they fire up to this late.
     static let sweepInterval: Int64 = 50
+    /// How often protocol clients are swept: request timeouts, reconnect delays and heartbeats
+    /// are seconds long, so a tenth of a second late is on time.
+    static let clientSweepInterval: Int64 = 100
 
     private init(loop: EventLoop) {
         self.loop = loop
@@ -128,6 +135,32 @@ final class ClientLoopContext: @unchecked Sendable {
             // Idle loops should not wake up for nothing.
             loop.cancelTimer(sweepTimer)
             self.sweepTimer = nil
+        }
+    }
+
+    // MARK: Protocol clients
+
+    /// Sweeps `client` from now until `unwatch`.
+    func watch(_ client: HuddleClient) {
+        clients.append(client)
+        if clientSweepTimer == nil {
+            clientSweepTimer = loop.schedule(after: Self.clientSweepInterval, repeating: Self.clientSweepInterval) { [unowned self] in
+                sweepClients()
+            }
+        }
+    }
+
+    func unwatch(_ client: HuddleClient) {
+        clients.remove(client)
+    }
+
+    private func sweepClients() {
+        let now = MonotonicClock.milliseconds()
+        // A client may stop (leave the list) or start another while being swept: walk a copy.
+        for client in clients.elements { client.sweep(now: now) }
+        if clients.isEmpty, let clientSweepTimer {
+            loop.cancelTimer(clientSweepTimer)
+            self.clientSweepTimer = nil
         }
     }
 }

@@ -34,7 +34,8 @@ extension ChannelName {
                 nil
             }
         case .loc(let owner):
-            user == owner ? nil : CoreError(.forbidden, "only \(owner) may publish to \(text)")
+            // Location changes are the server's decision (protocol.md, "Places and location").
+            CoreError(.forbidden, "the server publishes location changes to \(text); \(owner) sends location_fix or region")
         case .room:
             nil
         }

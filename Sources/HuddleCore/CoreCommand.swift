@@ -37,11 +37,40 @@ public enum CoreCommand: Codable, Sendable, Equatable {
 
     // Feed.
 
+    /// A post with the id the feed's counter gave it; beyond the author's bound it drops the
+    /// author's oldest post.
+    case createPost(id: UInt64, author: Username, text: String, activity: String?, at: Int64?, time: Int64)
+    /// `user` likes the post (`liked`) or no longer does; never logged when nothing changes.
+    case setLike(post: UInt64, user: Username, liked: Bool, time: Int64)
+    /// A comment with the id the post's counter gave it.
+    case addComment(post: UInt64, id: UInt64, author: Username, text: String, time: Int64)
+    /// The author deleted the post, with its likes and comments.
+    case deletePost(post: UInt64, author: Username, time: Int64)
+
     // Push.
 
     // Activities.
+    /// `user` turned `activity` on, or changed it while on (a status still on keeps its
+    /// `since`). `audience`: nil for every friend, else the chosen friends, sorted. Match
+    /// changes it caused are logged as `startMatch`/`endMatch` after it, with their notices.
+    case setActivity(user: Username, activity: String, audience: [Username]?, expiresAt: Int64, time: Int64)
+    /// The status is gone: turned off, or expired (`expireActivities` logs that, so a replay
+    /// never reads a clock).
+    case clearActivity(user: Username, activity: String, reason: ActivityEndReason, time: Int64)
+    /// The two (`user` < `partner`) matched on `activity` at `time`.
+    case startMatch(user: Username, partner: Username, activity: String, time: Int64)
+    /// Their match on `activity` is over.
+    case endMatch(user: Username, partner: Username, activity: String, reason: ActivityEndReason, time: Int64)
 
     // Places.
+    // Places: the decisions travel in the commands, so a replay never re-runs the geometry.
+
+    /// Creates or replaces (same id) one of `user`'s places.
+    case setPlace(user: Username, place: Place, time: Int64)
+    case removePlace(user: Username, placeID: UInt64, time: Int64)
+    /// The location decided after an accepted observation (fix or region event). Logged with
+    /// the `place` publication on `loc:USER` when the decided place changed.
+    case updateLocation(user: Username, location: LocationState, time: Int64)
 
     // Memories.
 }

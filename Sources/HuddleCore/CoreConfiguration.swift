@@ -19,6 +19,8 @@ public struct CoreConfiguration: Sendable {
     public var history: [ChannelNamespace: HistoryLimit] = Dictionary(
         uniqueKeysWithValues: ChannelNamespace.allCases.map { ($0, HistoryLimit.standard(for: $0)) }
     )
+    /// The activity list and status lifetimes (protocol.md, "Activities and matches").
+    public var activities = ActivitySettings()
 
     public init() {}
 

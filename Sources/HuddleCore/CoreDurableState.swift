@@ -13,9 +13,13 @@ public struct CoreDurableState: Sendable, Equatable, Codable {
     public internal(set) var friendships = Friendships()
     public internal(set) var readMarkers = ReadMarkers()
     // Feed.
+    public internal(set) var feed = Feed()
     // Push.
     // Activities.
+    public internal(set) var activityStatuses = ActivityStatuses()
+    public internal(set) var activityMatches = ActivityMatches()
     // Places.
+    public internal(set) var places = Places()
     // Memories.
 
     public init() {}
@@ -29,9 +33,13 @@ extension CoreDurableState {
         case friendships
         case readMarkers
         // Feed.
+        case feed
         // Push.
         // Activities.
+        case activityStatuses
+        case activityMatches
         // Places.
+        case places
         // Memories.
     }
 
@@ -45,9 +53,13 @@ extension CoreDurableState {
         friendships = try container.decodeIfPresent(Friendships.self, forKey: .friendships) ?? Friendships()
         readMarkers = try container.decodeIfPresent(ReadMarkers.self, forKey: .readMarkers) ?? ReadMarkers()
         // Feed.
+        feed = try container.decodeIfPresent(Feed.self, forKey: .feed) ?? Feed()
         // Push.
         // Activities.
+        activityStatuses = try container.decodeIfPresent(ActivityStatuses.self, forKey: .activityStatuses) ?? ActivityStatuses()
+        activityMatches = try container.decodeIfPresent(ActivityMatches.self, forKey: .activityMatches) ?? ActivityMatches()
         // Places.
+        places = try container.decodeIfPresent(Places.self, forKey: .places) ?? Places()
         // Memories.
     }
 
@@ -59,9 +71,13 @@ extension CoreDurableState {
         try container.encode(friendships, forKey: .friendships)
         try container.encode(readMarkers, forKey: .readMarkers)
         // Feed.
+        try container.encode(feed, forKey: .feed)
         // Push.
         // Activities.
+        try container.encode(activityStatuses, forKey: .activityStatuses)
+        try container.encode(activityMatches, forKey: .activityMatches)
         // Places.
+        try container.encode(places, forKey: .places)
         // Memories.
     }
 }

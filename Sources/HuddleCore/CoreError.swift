@@ -37,4 +37,16 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case alreadyRequested = "already_requested"
     case noRequest = "no_request"
     case notFriends = "not_friends"
+    // Feed.
+    case postNotFound = "post_not_found"
+    case alreadyLiked = "already_liked"
+    case notLiked = "not_liked"
+    // Activities.
+    case unknownActivity = "unknown_activity"
+    case notOn = "not_on"
+    // Push.
+    // Places.
+    case placeNotFound = "place_not_found"
+    case tooManyPlaces = "too_many_places"
+    // Memories.
 }

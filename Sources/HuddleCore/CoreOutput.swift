@@ -22,8 +22,14 @@ public enum CoreOutput: Sendable, Equatable {
     case authFailed(ConnectionRef, CoreError)
 
     // Feed.
+    /// A live feed event (a post, a like or unlike, a comment, a deletion) for these connections
+    /// — the author's and the author's friends' — sorted.
+    case feedEvent(FeedEvent, to: [ConnectionRef])
 
     // Push.
+    /// Something owed to a user with no live connection, for the push gateway (the webhook).
+    /// Never logged: a replay makes none.
+    case pushNotification(PushNotification)
 
     // Activities.
 

@@ -32,12 +32,41 @@ public enum CoreReply: Sendable, Equatable {
     case unread(rooms: [RoomUnread], total: UInt64)
 
     // Feed.
+    /// `post`: the new post.
+    case feedPost(FeedPost)
+    /// `feed`: newest first; `nextBefore` nil when nothing older is visible.
+    case feedPage(posts: [FeedPost], nextBefore: UInt64?)
+    /// `like`: whether the caller likes the post now, and its like count.
+    case postLike(post: UInt64, liked: Bool, likes: Int)
+    /// `comment`: the new comment and the post's comment count now.
+    case postComment(post: UInt64, comment: FeedComment, comments: Int)
+    /// `comments`: newest first; `nextBefore` nil when nothing older is kept.
+    case postComments(post: UInt64, comments: [FeedComment], nextBefore: UInt64?)
 
     // Push.
 
     // Activities.
 
+    /// `activities`: the configured list and the caller's statuses that are on, in list order.
+    case activities(available: [String], mine: [ActivityStatus])
+    /// `activity_on`: the status as it now is.
+    case activityStatus(ActivityStatus)
+    /// `matches`: the caller's current matches, in the order asked for.
+    case matches([ActivityMatch])
+
     // Places.
+    /// `place_set`: the place as stored.
+    case place(Place)
+    /// `places`: the caller's own, by id.
+    case places([Place])
+    /// `location_fix`, `region`: the decided place now, whether this report changed it, and
+    /// whether it was ignored (not newer than the last accepted report).
+    case location(Whereabouts, changed: Bool, ignored: Bool)
+    /// `where`.
+    case whereabouts(user: Username, Whereabouts)
+    /// `subscribe` to a `loc:` channel: as `subscribed`, plus the owner's place now, so a
+    /// follower sees it at once however old the last `place` publication is.
+    case locationSubscribed(channel: String, epoch: String, offset: UInt64, recovered: Bool?, publications: [Publication], current: Whereabouts)
 
     // Memories.
 }

@@ -57,12 +57,51 @@ public enum CoreRequest: Sendable {
     case typing(ConnectionRef, requestID: String, channel: String)
 
     // Feed.
+    // protocol.md, "Feed". Texts come checked by the protocol layer; the core clamps page
+    // sizes to 1…`Feed.maxPageSize`.
+
+    case createPost(ConnectionRef, requestID: String, text: String, activity: String?, at: Int64?)
+    /// The caller's and their friends' posts, newest first, ids below `before`.
+    case listFeed(ConnectionRef, requestID: String, before: UInt64?, limit: Int)
+    /// `liked` nil toggles; otherwise sets, and setting the state the like has is refused.
+    case likePost(ConnectionRef, requestID: String, post: UInt64, liked: Bool?)
+    case commentOnPost(ConnectionRef, requestID: String, post: UInt64, text: String)
+    /// A post's comments, newest first, ids below `before`.
+    case listComments(ConnectionRef, requestID: String, post: UInt64, before: UInt64?, limit: Int)
+    case deletePost(ConnectionRef, requestID: String, post: UInt64)
 
     // Push.
 
     // Activities.
 
+    /// protocol.md, "Activities and matches". `activity` is as the client typed it (any case).
+    case listActivities(ConnectionRef, requestID: String)
+    /// `friends` nil: every friend. `expiresInSeconds` nil: the configured default.
+    case activityOn(ConnectionRef, requestID: String, activity: String, friends: [String]?, expiresInSeconds: Int64?)
+    case activityOff(ConnectionRef, requestID: String, activity: String)
+    /// Newest first, or (`byActivity`) grouped by activity in the list's order.
+    case listMatches(ConnectionRef, requestID: String, byActivity: Bool)
+    /// Periodic, with every `tick`: clears the statuses that ran out and ends their matches.
+    /// A request of its own, not part of `tick`, because it writes: while storage refuses
+    /// writes the server holds it back (reads already treat such statuses as off), instead of
+    /// making commands every tick that the log cannot take.
+    case expireActivities
+
     // Places.
+    // Places and location (protocol.md, "Places and location"). Coordinates in degrees,
+    // distances in metres, times in milliseconds since the Unix epoch.
+
+    /// Creates a place (`id` nil) or replaces the caller's place `id`.
+    case setPlace(ConnectionRef, requestID: String, id: UInt64?, label: String, latitude: Double, longitude: Double, radius: Double)
+    case removePlace(ConnectionRef, requestID: String, id: UInt64)
+    /// The caller's places with their coordinates; `user`, if given, must be the caller.
+    case listPlaces(ConnectionRef, requestID: String, user: String?)
+    /// A raw fix from the caller's phone, taken at `time` (the phone's clock).
+    case reportLocation(ConnectionRef, requestID: String, latitude: Double, longitude: Double, accuracy: Double, time: Int64)
+    /// The phone's region monitoring entered (`entered`) or left the caller's place `placeID`.
+    case reportRegion(ConnectionRef, requestID: String, placeID: UInt64, entered: Bool, time: Int64)
+    /// `where`: the caller's or a friend's decided place, without coordinates.
+    case locate(ConnectionRef, requestID: String, user: String)
 
     // Memories.
 

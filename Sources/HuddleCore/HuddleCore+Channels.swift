@@ -31,6 +31,14 @@ extension HuddleCore {
                 recovered = false
             }
         }
+        if case .loc(let owner) = name.kind {
+            // A follower sees the owner's place at once, however long ago it was published.
+            let current = whereabouts(of: owner)
+            return reply(connection, requestID, .locationSubscribed(
+                channel: name.text, epoch: channel?.epoch ?? "", offset: channel?.lastOffset ?? 0,
+                recovered: recovered, publications: missed, current: current
+            ), into: &step)
+        }
         reply(connection, requestID, .subscribed(
             channel: name.text, epoch: channel?.epoch ?? "", offset: channel?.lastOffset ?? 0,
             recovered: recovered, publications: missed
@@ -90,6 +98,7 @@ extension HuddleCore {
         step.commands.append(.publishWithClientID(channel: name.text, from: identity.username, type: type, data: data, clientID: clientID, time: time))
         reply(connection, requestID, .published(epoch: publication.epoch, offset: publication.offset, time: time), into: &step)
         deliver(publication, into: &step)
+        notifyOfflineMember(of: publication, in: name, into: &step)
     }
 
     /// HTTP API: the server may publish to any valid channel, as nobody (`from` nil).
@@ -108,6 +117,7 @@ extension HuddleCore {
         step.commands.append(.publish(channel: name.text, from: from, type: type, data: data, time: time))
         reply(connection, requestID, .published(epoch: publication.epoch, offset: publication.offset, time: time), into: &step)
         deliver(publication, into: &step)
+        notifyOfflineMember(of: publication, in: name, into: &step)
     }
 
     /// A notice the server itself publishes (friend requests, …) to `inbox:USER`: stored and

@@ -39,6 +39,7 @@ extension HuddleCore {
         record(.sendFriendRequest(from: me, to: other, message: message, time: time), into: &step)
         let notice = JSONText.object([("from", JSONText.string(me)), ("to", JSONText.string(other)), ("message", JSONText.string(message))])
         publishNotice(to: other, type: "friend_request", data: notice, at: time, into: &step)
+        notifyOfflineOfFriendRequest(other, from: me, message: message, at: time, into: &step)
         publishNotice(to: me, type: "friend_request", data: notice, at: time, into: &step)
         reply(connection, requestID, .friendRequestSent(becameFriends: false), into: &step)
     }
@@ -98,6 +99,7 @@ extension HuddleCore {
         let notice = JSONText.object([("user", JSONText.string(me)), ("friend", JSONText.string(friend))])
         publishNotice(to: friend, type: "friend_removed", data: notice, at: time, into: &step)
         publishNotice(to: me, type: "friend_removed", data: notice, at: time, into: &step)
+        endActivities(between: me, and: friend, at: time, into: &step)
         reply(connection, requestID, .done, into: &step)
     }
 
@@ -113,7 +115,9 @@ extension HuddleCore {
         record(.acceptFriendRequest(from: requester, to: accepter, time: time), into: &step)
         let notice = JSONText.object([("from", JSONText.string(requester)), ("to", JSONText.string(accepter))])
         publishNotice(to: requester, type: "friend_accepted", data: notice, at: time, into: &step)
+        notifyOfflineOfAcceptance(requester, by: accepter, at: time, into: &step)
         publishNotice(to: accepter, type: "friend_accepted", data: notice, at: time, into: &step)
+        startActivityMatches(between: requester, and: accepter, at: time, into: &step)
         for (user, friend) in [(requester, accepter), (accepter, requester)] where isOnline(user) {
             let recipients = connections.connections(of: friend)
             if !recipients.isEmpty { step.outputs.append(.presenceChanged(user: user, online: true, to: recipients)) }

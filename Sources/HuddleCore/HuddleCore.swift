@@ -99,12 +99,46 @@ public final class HuddleCore {
         case let .typing(connection, requestID, channel):
             typing(connection, requestID: requestID, channel: channel, into: &step)
         // Feed.
+        case let .createPost(connection, requestID, text, activity, at):
+            createPost(connection, requestID: requestID, text: text, activity: activity, plannedAt: at, at: time, into: &step)
+        case let .listFeed(connection, requestID, before, limit):
+            listFeed(connection, requestID: requestID, before: before, limit: limit, into: &step)
+        case let .likePost(connection, requestID, post, liked):
+            likePost(connection, requestID: requestID, post: post, liked: liked, at: time, into: &step)
+        case let .commentOnPost(connection, requestID, post, text):
+            commentOnPost(connection, requestID: requestID, post: post, text: text, at: time, into: &step)
+        case let .listComments(connection, requestID, post, before, limit):
+            listComments(connection, requestID: requestID, post: post, before: before, limit: limit, into: &step)
+        case let .deletePost(connection, requestID, post):
+            deletePost(connection, requestID: requestID, post: post, at: time, into: &step)
 
         // Push.
 
         // Activities.
+        case let .listActivities(connection, requestID):
+            listActivities(connection, requestID: requestID, at: time, into: &step)
+        case let .activityOn(connection, requestID, activity, friends, expiresInSeconds):
+            activityOn(connection, requestID: requestID, activity: activity, friends: friends, expiresInSeconds: expiresInSeconds, at: time, into: &step)
+        case let .activityOff(connection, requestID, activity):
+            activityOff(connection, requestID: requestID, activity: activity, at: time, into: &step)
+        case let .listMatches(connection, requestID, byActivity):
+            listMatches(connection, requestID: requestID, byActivity: byActivity, at: time, into: &step)
+        case .expireActivities:
+            expireActivities(at: time, into: &step)
 
         // Places.
+        case let .setPlace(connection, requestID, id, label, latitude, longitude, radius):
+            setPlace(connection, requestID: requestID, id: id, label: label, latitude: latitude, longitude: longitude, radius: radius, at: time, into: &step)
+        case let .removePlace(connection, requestID, id):
+            removePlace(connection, requestID: requestID, id: id, at: time, into: &step)
+        case let .listPlaces(connection, requestID, user):
+            listPlaces(connection, requestID: requestID, user: user, into: &step)
+        case let .reportLocation(connection, requestID, latitude, longitude, accuracy, reported):
+            reportLocation(connection, requestID: requestID, fix: LocationFix(latitude: latitude, longitude: longitude, accuracy: accuracy, time: reported), at: time, into: &step)
+        case let .reportRegion(connection, requestID, placeID, entered, reported):
+            reportRegion(connection, requestID: requestID, placeID: placeID, entered: entered, reported: reported, at: time, into: &step)
+        case let .locate(connection, requestID, user):
+            locate(connection, requestID: requestID, user: user, into: &step)
 
         // Memories.
 
@@ -149,12 +183,35 @@ public final class HuddleCore {
             durableState.readMarkers.advance(user, in: channel, to: offset)
 
         // Feed.
+        case let .createPost(id, author, text, activity, at, time):
+            durableState.feed.insert(StoredPost(id: id, author: author, text: text, activity: activity, at: at, time: time))
+        case let .setLike(post, user, liked, _):
+            durableState.feed.setLike(post: post, user: user, liked: liked)
+        case let .addComment(post, id, author, text, time):
+            durableState.feed.addComment(FeedComment(id: id, author: author, text: text, time: time), to: post)
+        case let .deletePost(post, author, _):
+            durableState.feed.remove(post: post, author: author)
 
         // Push.
 
         // Activities.
+        case let .setActivity(user, activity, audience, expiresAt, time):
+            let since = durableState.activityStatuses.status(of: user, activity: activity)?.since ?? time
+            durableState.activityStatuses.set(ActivityStatus(activity: activity, audience: audience, since: since, expiresAt: expiresAt), of: user)
+        case let .clearActivity(user, activity, _, _):
+            durableState.activityStatuses.clear(activity, of: user)
+        case let .startMatch(user, partner, activity, time):
+            durableState.activityMatches.start(user, partner, activity: activity, since: time)
+        case let .endMatch(user, partner, activity, _, _):
+            durableState.activityMatches.end(user, partner, activity: activity)
 
         // Places.
+        case let .setPlace(user, place, _):
+            durableState.places.set(place, of: user)
+        case let .removePlace(user, placeID, _):
+            durableState.places.remove(placeID, of: user)
+        case let .updateLocation(user, location, _):
+            durableState.places.setLocation(location, of: user)
 
         // Memories.
         }

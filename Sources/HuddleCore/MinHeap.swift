@@ -1,16 +1,17 @@
 /// A binary min-heap: the core's deadlines (presence grace, session purges, login failures
 /// leaving their window) are popped in time order without sorting whole collections.
-/// Ties pop in `Element`'s order, so outputs built from it are deterministic.
-struct MinHeap<Element: Comparable>: Sendable where Element: Sendable {
+/// Ties pop in `Element`'s order, so outputs built from it are deterministic. Public because the
+/// server's push queue orders its retries with it too.
+public struct MinHeap<Element: Comparable>: Sendable where Element: Sendable {
     private var elements: [Element] = []
 
-    init() {}
+    public init() {}
 
-    var isEmpty: Bool { elements.isEmpty }
-    var count: Int { elements.count }
-    var min: Element? { elements.first }
+    public var isEmpty: Bool { elements.isEmpty }
+    public var count: Int { elements.count }
+    public var min: Element? { elements.first }
 
-    mutating func push(_ element: Element) {
+    public mutating func push(_ element: Element) {
         elements.append(element)
         var child = elements.count - 1
         while child > 0 {
@@ -21,7 +22,7 @@ struct MinHeap<Element: Comparable>: Sendable where Element: Sendable {
         }
     }
 
-    mutating func popMin() -> Element? {
+    public mutating func popMin() -> Element? {
         guard !elements.isEmpty else { return nil }
         elements.swapAt(0, elements.count - 1)
         let smallest = elements.removeLast()
@@ -37,5 +38,9 @@ struct MinHeap<Element: Comparable>: Sendable where Element: Sendable {
             parent = smallestChild
         }
         return smallest
+    }
+
+    public mutating func removeAll() {
+        elements.removeAll()
     }
 }

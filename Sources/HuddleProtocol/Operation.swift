@@ -33,12 +33,41 @@ public enum Operation: Sendable, Equatable {
     case typing(channel: String)
 
     // Feed.
+    /// `text` 1–`maxPostLength` characters; `activity` 1–`maxActivityLength`; `at` a time in
+    /// milliseconds, not negative.
+    case post(text: String, activity: String?, at: Int64?)
+    /// `before`: only post ids below it (nil: from the newest); `limit` defaulted and checked.
+    case feed(before: UInt64?, limit: Int)
+    /// `liked` nil toggles the caller's like.
+    case like(post: UInt64, liked: Bool?)
+    /// `text` 1–`maxCommentLength` characters.
+    case comment(post: UInt64, text: String)
+    /// `before`: only comment ids below it; `limit` defaulted and checked.
+    case comments(post: UInt64, before: UInt64?, limit: Int)
+    case postDelete(post: UInt64)
 
     // Push.
 
     // Activities.
+    case activities
+    /// `friends` nil: every friend; otherwise 1–256 names as typed. `expiresIn` in seconds, range-checked by the core.
+    case activityOn(activity: String, friends: [String]?, expiresIn: Int64?)
+    case activityOff(activity: String)
+    /// `byActivity`: `order` was "activity" (default "time").
+    case matches(byActivity: Bool)
 
     // Places.
+    /// Coordinates in degrees and radius in metres, as sent: the core judges their ranges.
+    /// `id` is the `place_id` argument (the top-level `id` is the request's).
+    case placeSet(id: UInt64?, label: String, latitude: Double, longitude: Double, radius: Double)
+    case placeRemove(id: UInt64)
+    case places(user: String?)
+    /// `time`: when the phone took the fix, milliseconds since the Unix epoch.
+    case locationFix(latitude: Double, longitude: Double, accuracy: Double, time: Int64)
+    /// `entered`: the `enter` event (else `exit`).
+    case region(placeID: UInt64, entered: Bool, time: Int64)
+    /// `where`.
+    case whereIs(user: String)
 
     // Memories.
     /// The op as it is spelled on the wire, for metrics labels and logs.
@@ -67,9 +96,25 @@ public enum Operation: Sendable, Equatable {
         case .unread: return "unread"
         case .typing: return "typing"
         // Feed.
+        case .post: return "post"
+        case .feed: return "feed"
+        case .like: return "like"
+        case .comment: return "comment"
+        case .comments: return "comments"
+        case .postDelete: return "post_delete"
         // Push.
         // Activities.
+        case .activities: return "activities"
+        case .activityOn: return "activity_on"
+        case .activityOff: return "activity_off"
+        case .matches: return "matches"
         // Places.
+        case .placeSet: return "place_set"
+        case .placeRemove: return "place_remove"
+        case .places: return "places"
+        case .locationFix: return "location_fix"
+        case .region: return "region"
+        case .whereIs: return "where"
         // Memories.
         }
     }

@@ -127,9 +127,51 @@ public enum RequestDecoder {
         case "typing":
             return .typing(channel: try arguments.string("channel"))
         // Feed.
+        case "post":
+            return try feedPost(arguments, limits: limits)
+        case "feed":
+            return .feed(before: try feedCursor(arguments), limit: try feedLimit(arguments, limits: limits))
+        case "like":
+            return .like(post: try postID(arguments), liked: try arguments.optionalBool("liked"))
+        case "comment":
+            return .comment(post: try postID(arguments), text: try feedText(arguments, maxLength: limits.maxCommentLength))
+        case "comments":
+            return .comments(post: try postID(arguments), before: try feedCursor(arguments), limit: try feedLimit(arguments, limits: limits))
+        case "post_delete":
+            return .postDelete(post: try postID(arguments))
         // Push.
         // Activities.
+        case "activities":
+            return .activities
+        case "activity_on":
+            return .activityOn(
+                activity: try activityName(arguments), friends: try activityAudience(arguments), expiresIn: try activityExpiry(arguments))
+        case "activity_off":
+            return .activityOff(activity: try activityName(arguments))
+        case "matches":
+            return .matches(byActivity: try matchOrderIsByActivity(arguments))
         // Places.
+        case "place_set":
+            return .placeSet(
+                id: try arguments.optionalPositiveInteger("place_id"),
+                label: try arguments.string("label"),
+                latitude: try arguments.number("lat"),
+                longitude: try arguments.number("lon"),
+                radius: try arguments.number("radius"))
+        case "place_remove":
+            return .placeRemove(id: try arguments.positiveInteger("place_id"))
+        case "places":
+            return .places(user: try arguments.optionalString("user"))
+        case "location_fix":
+            return .locationFix(
+                latitude: try arguments.number("lat"),
+                longitude: try arguments.number("lon"),
+                accuracy: try arguments.number("accuracy"),
+                time: try arguments.milliseconds("time"))
+        case "region":
+            return .region(placeID: try arguments.positiveInteger("place_id"), entered: try arguments.regionEvent(), time: try arguments.milliseconds("time"))
+        case "where":
+            return .whereIs(user: try arguments.string("user"))
         // Memories.
         default:
             // The op is echoed for the client's author, but not at any length.

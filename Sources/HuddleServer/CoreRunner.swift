@@ -21,6 +21,9 @@ final class CoreRunner: @unchecked Sendable {
     /// One per I/O loop; set before the thread starts.
     private var endpoints: [ProtocolEndpoint] = []
     let passwordWorkers: PasswordWorkers
+    /// Where `pushNotification` outputs go; nil without `--push-webhook` (they are dropped: the
+    /// inbox and unread counts already hold what they tell of). Set before the thread starts.
+    var pushGateway: PushGateway?
     private let metrics: ServerMetrics
     private let configuration: ServerConfiguration
     private let logger: Logger
@@ -132,6 +135,7 @@ final class CoreRunner: @unchecked Sendable {
 
     private func tick() {
         process(.tick, op: nil, submitted: 0)
+        process(.expireActivities, op: nil, submitted: 0)
         do {
             try persistence.tick()
         } catch {
@@ -225,7 +229,12 @@ final class CoreRunner: @unchecked Sendable {
             case .deliver, .presenceChanged, .typing, .sessionAccepted, .verifyPassword:
                 break
             // Feed.
+            case .feedEvent:
+                break
             // Push.
+            // The publication or notice it tells of was taken back: nothing to tell.
+            case .pushNotification:
+                break
             // Activities.
             // Places.
             // Memories.
@@ -249,9 +258,17 @@ final class CoreRunner: @unchecked Sendable {
              .answerFriendRequest(let ref, let id, _, _), .cancelFriendRequest(let ref, let id, _), .removeFriend(let ref, let id, _):
             replyUnavailable(ref, id)
         // Feed.
+        case .createPost(let ref, let id, _, _, _), .likePost(let ref, let id, _, _), .commentOnPost(let ref, let id, _, _),
+             .deletePost(let ref, let id, _):
+            replyUnavailable(ref, id)
         // Push.
         // Activities.
+        case .activityOn(let ref, let id, _, _, _), .activityOff(let ref, let id, _):
+            replyUnavailable(ref, id)
         // Places.
+        case .setPlace(let ref, let id, _, _, _, _, _), .removePlace(let ref, let id, _), .reportLocation(let ref, let id, _, _, _, _),
+             .reportRegion(let ref, let id, _, _, _):
+            replyUnavailable(ref, id)
         // Memories.
         case .serverPublish(let id, _, _, _):
             replyUnavailable(nil, id)
@@ -308,7 +325,11 @@ final class CoreRunner: @unchecked Sendable {
             outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .signInOutcome(accepted: false)))
             outbox[ref.loop].append(.close(serial: ref.serial, code: 4001, reason: error.code.rawValue))
         // Feed.
+        case .feedEvent(let event, let recipients):
+            fanOut(FeedEncoding.event(event), to: recipients)
         // Push.
+        case .pushNotification(let notification):
+            pushGateway?.submit(notification)
         // Activities.
         // Places.
         // Memories.
@@ -365,6 +386,17 @@ extension CoreRequest {
         case .signUp, .beginLogin, .logout, .publish, .serverPublish,
              .sendFriendRequest, .answerFriendRequest, .cancelFriendRequest, .removeFriend, .markRead:
             return true
+        // Feed.
+        case .createPost, .likePost, .commentOnPost, .deletePost:
+            return true
+        // Push.
+        // Activities.
+        case .activityOn, .activityOff, .expireActivities:
+            return true
+        // Places.
+        case .setPlace, .removePlace, .reportLocation, .reportRegion:
+            return true
+        // Memories.
         default: return false
         }
     }

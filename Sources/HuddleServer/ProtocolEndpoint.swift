@@ -252,9 +252,41 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         case .typing(let channel):
             runner.submit(.typing(ref, requestID: id, channel: channel), op: op)
         // Feed.
+        case .post(let text, let activity, let at):
+            runner.submit(.createPost(ref, requestID: id, text: text, activity: activity, at: at), op: op)
+        case .feed(let before, let limit):
+            runner.submit(.listFeed(ref, requestID: id, before: before, limit: limit), op: op)
+        case .like(let post, let liked):
+            runner.submit(.likePost(ref, requestID: id, post: post, liked: liked), op: op)
+        case .comment(let post, let text):
+            runner.submit(.commentOnPost(ref, requestID: id, post: post, text: text), op: op)
+        case .comments(let post, let before, let limit):
+            runner.submit(.listComments(ref, requestID: id, post: post, before: before, limit: limit), op: op)
+        case .postDelete(let post):
+            runner.submit(.deletePost(ref, requestID: id, post: post), op: op)
         // Push.
         // Activities.
+        case .activities:
+            runner.submit(.listActivities(ref, requestID: id), op: op)
+        case .activityOn(let activity, let friends, let expiresIn):
+            runner.submit(.activityOn(ref, requestID: id, activity: activity, friends: friends, expiresInSeconds: expiresIn), op: op)
+        case .activityOff(let activity):
+            runner.submit(.activityOff(ref, requestID: id, activity: activity), op: op)
+        case .matches(let byActivity):
+            runner.submit(.listMatches(ref, requestID: id, byActivity: byActivity), op: op)
         // Places.
+        case .placeSet(let placeID, let label, let latitude, let longitude, let radius):
+            runner.submit(.setPlace(ref, requestID: id, id: placeID, label: label, latitude: latitude, longitude: longitude, radius: radius), op: op)
+        case .placeRemove(let placeID):
+            runner.submit(.removePlace(ref, requestID: id, id: placeID), op: op)
+        case .places(let user):
+            runner.submit(.listPlaces(ref, requestID: id, user: user), op: op)
+        case .locationFix(let latitude, let longitude, let accuracy, let time):
+            runner.submit(.reportLocation(ref, requestID: id, latitude: latitude, longitude: longitude, accuracy: accuracy, time: time), op: op)
+        case .region(let placeID, let entered, let time):
+            runner.submit(.reportRegion(ref, requestID: id, placeID: placeID, entered: entered, time: time), op: op)
+        case .whereIs(let user):
+            runner.submit(.locate(ref, requestID: id, user: user), op: op)
         // Memories.
         }
     }

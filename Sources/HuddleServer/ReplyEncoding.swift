@@ -86,9 +86,38 @@ enum ReplyEncoding {
             return .object([("friends", .array(list.map { .object([("username", .string($0.username)), ("online", .bool($0.online))]) }))])
 
         // Feed.
+        case .feedPost(let post):
+            return .object([("post", FeedEncoding.post(post))])
+        case .feedPage(let posts, let nextBefore):
+            return FeedEncoding.page("posts", posts.map(FeedEncoding.post), nextBefore: nextBefore)
+        case .postLike(let post, let liked, let likes):
+            return .object([("post", number(post)), ("liked", .bool(liked)), ("likes", number(likes))])
+        case .postComment(let post, let comment, let comments):
+            return .object([("post", number(post)), ("comment", FeedEncoding.comment(comment)), ("comments", number(comments))])
+        case .postComments(let post, let comments, let nextBefore):
+            return FeedEncoding.page("comments", comments.map(FeedEncoding.comment), post: post, nextBefore: nextBefore)
         // Push.
         // Activities.
+        case .activities(let available, let mine):
+            return .object([("available", .array(available.map(JSONValue.string))), ("mine", .array(mine.map(activityStatusObject)))])
+        case .activityStatus(let status):
+            return activityStatusObject(status)
+        case .matches(let list):
+            return .object([("matches", .array(list.map(matchObject)))])
         // Places.
+        case .place(let place):
+            return .object([("place", placeObject(place))])
+        case .places(let places):
+            return .object([("places", .array(places.map(placeObject)))])
+        case .location(let whereabouts, let changed, let ignored):
+            var members = whereaboutsMembers(whereabouts)
+            members.append(("changed", .bool(changed)))
+            if ignored { members.append(("ignored", .bool(true))) }
+            return .object(members)
+        case .whereabouts(let user, let whereabouts):
+            return .object([("user", .string(user))] + whereaboutsMembers(whereabouts))
+        case .locationSubscribed(let channel, let epoch, let offset, let recovered, let publications, let current):
+            return locationSubscription(channel, epoch, offset, recovered, publications, current: current)
         // Memories.
         }
     }

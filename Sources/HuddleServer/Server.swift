@@ -44,6 +44,8 @@ public final class Server {
             ProtocolEndpoint(loopIndex: context.loop.index, runner: runner, workers: runner.passwordWorkers, configuration: configuration, metrics: metrics)
         }
         runner.attach(endpoints)
+        let pushGateway = try configuration.push.webhook.map { try PushGateway(webhook: $0, settings: configuration.push, metrics: metrics.push, logger: logger) }
+        runner.pushGateway = pushGateway
         for (context, endpoint) in zip(contexts, endpoints) {
             context.addEndpoint(endpoint, path: "/v1")
             if let apiKey = configuration.apiKey {
@@ -69,6 +71,7 @@ public final class Server {
             logger.notice("bench endpoints enabled: /echo, /broadcast", metadata: ["max-message-size": "\(configuration.benchMaxMessageSize)"])
         }
 
+        try pushGateway?.start()
         try runner.start()
         let threads = try loops.map { loop in
             try LoopThread.spawn(name: "huddle-io-\(loop.index)") { loop.run() }
@@ -88,6 +91,7 @@ public final class Server {
             for thread in threads { thread.join() }
         }
         runner.stop()
+        pushGateway?.stop()
         logger.notice("stopped")
     }
 

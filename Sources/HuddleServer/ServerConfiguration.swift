@@ -64,6 +64,8 @@ public struct ServerConfiguration: Sendable {
     // Feed.
 
     // Push.
+    /// The push gateway: the webhook (nil: none) and its queue, retries and timeouts.
+    public var push = PushSettings()
 
     // Activities.
 

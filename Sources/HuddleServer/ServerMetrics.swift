@@ -36,6 +36,7 @@ final class ServerMetrics: Sendable {
     private let loops: [LoopCounters]
     private let errors = Mutex<[String: Int]>([:])
     private let latencies = Mutex<[String: LatencyHistogram]>([:])
+    let push = PushMetrics()
 
     init(loopCount: Int) {
         loops = (0..<loopCount).map { _ in LoopCounters() }
@@ -82,6 +83,7 @@ final class ServerMetrics: Sendable {
         for (op, histogram) in latencies.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             text += histogram.prometheusLines(name: "huddle_command_duration_seconds", labels: "op=\"\(op)\"")
         }
+        text += push.prometheusText()
         return text
     }
 }

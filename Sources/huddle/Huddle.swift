@@ -53,7 +53,18 @@ struct Serve: ParsableCommand {
     var logLevel: String = "info"
     // Feed.
     // Push.
+    @Option(help: "Webhook (http:// or https://) that gets a JSON POST per notification to a user with no live connection.")
+    var pushWebhook: String?
+    @Option(help: "Key that signs webhook requests (X-Huddle-Signature: sha256=HMAC of the body); or HUDDLE_PUSH_WEBHOOK_SECRET.")
+    var pushWebhookSecret: String?
+    @Option(help: "PEM CA certificates an https webhook must chain to, instead of the system store.")
+    var pushWebhookCa: String?
+    @Option(help: "Notifications waiting for the webhook before the oldest is dropped.") var pushQueueSize: Int = 10_000
+    @Option(help: "Attempts per notification (the first included) before it is dropped.") var pushMaxAttempts: Int = 6
+    @Option(help: "Seconds one webhook attempt may take: connect, send, response status.") var pushTimeout: Int = 10
     // Activities.
+    @Option(help: "The activity list, comma-separated (1–64 names of 1–32 characters; \"Anything\" matches every other).")
+    var activities: String = Self.defaultActivities
     // Places.
     // Memories.
 
@@ -74,7 +85,23 @@ struct Serve: ParsableCommand {
         }
         // Feed.
         // Push.
+        if let pushWebhook {
+            do {
+                _ = try WebhookURL(pushWebhook)
+            } catch {
+                throw ValidationError("--push-webhook: \(error.reason)")
+            }
+            if pushWebhookCa != nil, !pushWebhook.lowercased().hasPrefix("https://") {
+                throw ValidationError("--push-webhook-ca is for an https:// webhook")
+            }
+        } else if pushWebhookSecret != nil || pushWebhookCa != nil {
+            throw ValidationError("--push-webhook-secret and --push-webhook-ca need --push-webhook")
+        }
+        guard pushQueueSize > 0, pushMaxAttempts > 0, pushTimeout > 0 else {
+            throw ValidationError("--push-queue-size, --push-max-attempts and --push-timeout must be positive")
+        }
         // Activities.
+        if let problem = Self.activitiesProblem(activities) { throw ValidationError("--activities: \(problem)") }
         // Places.
         // Memories.
     }
@@ -105,7 +132,14 @@ struct Serve: ParsableCommand {
         config.core.presenceGraceMilliseconds = Int64(presenceGrace) * 1000
         // Feed.
         // Push.
+        config.push.webhook = pushWebhook.flatMap { try? WebhookURL($0) }
+        config.push.secret = pushWebhookSecret ?? ProcessEnvironment.value("HUDDLE_PUSH_WEBHOOK_SECRET")
+        config.push.caFile = pushWebhookCa
+        config.push.queueCapacity = pushQueueSize
+        config.push.maxAttempts = pushMaxAttempts
+        config.push.requestTimeoutMilliseconds = Int64(pushTimeout) * 1000
         // Activities.
+        config.core.activities.names = Self.activityNames(activities)
         // Places.
         // Memories.
         return config

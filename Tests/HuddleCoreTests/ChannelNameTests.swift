@@ -55,7 +55,7 @@ import Testing
     @Test(arguments: [
         ("inbox:alice", "alice", true, false), ("inbox:alice", "bob", false, false),
         ("chat:alice~bob", "alice", true, true), ("chat:alice~bob", "bob", true, true), ("chat:alice~bob", "carol", false, false),
-        ("loc:alice", "alice", true, true), ("loc:alice", "bob", false, false),
+        ("loc:alice", "alice", true, false), ("loc:alice", "bob", false, false),
         ("room:lobby", "alice", true, true), ("room:lobby", "carol", true, true),
     ])
     func table(channel: String, user: String, mayRead: Bool, mayPublish: Bool) {

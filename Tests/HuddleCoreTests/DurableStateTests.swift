@@ -93,6 +93,17 @@ import Testing
                 // A publication much later than the others ages the room's history out.
                 harness.advance(60_000)
             }
+            if round == 100 {
+                // Feed: friends' posts, a like toggled, set and taken back, a comment, a deletion.
+                step(.createPost(connections["alice"]!, requestID: "fp1", text: "gym?", activity: "Gym", at: harness.time + 60_000))
+                step(.createPost(connections["bob"]!, requestID: "fp2", text: "coffee", activity: nil, at: nil))
+                step(.likePost(connections["bob"]!, requestID: "fl1", post: 1, liked: nil))
+                step(.likePost(connections["alice"]!, requestID: "fl2", post: 2, liked: true))
+                step(.likePost(connections["bob"]!, requestID: "fl3", post: 1, liked: false))
+                step(.commentOnPost(connections["bob"]!, requestID: "fc", post: 1, text: "in \"5\""))
+                step(.listFeed(connections["bob"]!, requestID: "ff", before: nil, limit: 10))
+                step(.deletePost(connections["bob"]!, requestID: "fd", post: 2))
+            }
         }
         return (harness, states)
     }
@@ -113,13 +124,23 @@ import Testing
             case .removeFriend: kinds.insert("removeFriend")
             case .publishWithClientID: kinds.insert("publishWithClientID")
             case .markRead: kinds.insert("markRead")
+            // Feed.
+            case .createPost: kinds.insert("createPost")
+            case .setLike: kinds.insert("setLike")
+            case .addComment: kinds.insert("addComment")
+            case .deletePost: kinds.insert("deletePost")
+            case .setActivity, .clearActivity, .startMatch, .endMatch: break  // ActivitiesTests has their replay scenario
+            // Places: PlacesTests replays a scenario of its own.
+            case .setPlace, .removePlace, .updateLocation: kinds.insert("places")
             }
         }
         let state = harness.core.durableState
         #expect(kinds == [
             "signUp", "openSession", "revokeSessions", "purgeExpiredSessions", "publish", "serverPublish",
             "sendFriendRequest", "acceptFriendRequest", "dropFriendRequest", "removeFriend", "publishWithClientID", "markRead",
+            "createPost", "setLike", "addComment", "deletePost",
         ])
+        #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 1 && state.feed[1]?.likers.isEmpty == true)
         #expect(state.readMarkers.offset(of: "bob", in: "chat:alice~bob") > 0)
         #expect(state.friendships.friends(of: "bob") == ["alice"])
         #expect(state.friendships.incomingRequests(of: "alice").map(\.from) == ["carol"])

@@ -98,13 +98,15 @@ import Testing
         // A declined request may be sent again; after acceptance, removal ends it for both.
         _ = request(harness, alice, "bob")
         harness.handle(.answerFriendRequest(bob, requestID: "a", user: "alice", accept: true))
-        #expect(harness.subscribe(bob, "loc:alice") == .subscribed(channel: "loc:alice", epoch: "", offset: 0, recovered: nil, publications: []))
+        let nowhere = Whereabouts(label: "unknown", placeID: nil, since: nil)
+        #expect(harness.subscribe(bob, "loc:alice") == .locationSubscribed(channel: "loc:alice", epoch: "", offset: 0, recovered: nil, publications: [], current: nowhere))
         let removed = harness.handle(.removeFriend(alice, requestID: "x", user: "bob"))
         #expect(removed.replies == [.done])
         #expect(harness.core.friends(of: "bob").isEmpty && harness.core.friends(of: "alice").isEmpty)
         #expect(inbox(harness, "bob").last?.data == #"{"user":"alice","friend":"bob"}"#)
         // bob's live loc:alice subscription relied on the friendship: it is gone, and so is the right.
-        #expect(harness.publish(alice, "loc:alice").outputs.allSatisfy { if case .deliver = $0 { false } else { true } })
+        let change = harness.handle(.serverPublish(requestID: "p", channel: "loc:alice", type: "place", data: "{}"))
+        #expect(change.outputs.allSatisfy { if case .deliver = $0 { false } else { true } })
         #expect(failureCode(harness.subscribe(bob, "loc:alice")) == .forbidden)
     }
 

@@ -179,7 +179,7 @@ import Testing
     @Test func namespacesKeepTheirOwnLimits() {
         let harness = CoreHarness()
         let (alice, _) = harness.signUp("alice")
-        for _ in 0..<101 { harness.publish(alice, "loc:alice") }
+        for _ in 0..<101 { harness.handle(.serverPublish(requestID: "p", channel: "loc:alice", type: "place", data: "{}")) }
         for _ in 0..<101 { harness.publish(alice, "room:lobby") }
         #expect(harness.core.durableState.channels["loc:alice"]?.retainedCount == 100)
         #expect(harness.core.durableState.channels["room:lobby"]?.retainedCount == 101)

@@ -230,7 +230,10 @@ import Testing
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
         let (bob, _) = try ProtocolClient.signedUp("bob", port: server.port)
         try alice.subscribe("loc:alice")
-        #expect(JSON.int(try alice.publish("loc:alice", ["place": "home"], type: "place")["offset"]) == 1)
+        // Only the server publishes there: place changes, decided from the user's reports.
+        #expect(try alice.errorCode("publish", ["channel": "loc:alice", "data": ["place": "home"], "type": "place"]) == "forbidden")
+        let home = try alice.setPlace("home", latitude: 48.8566, longitude: 2.3522, radius: 100)
+        try alice.ok("region", ["place_id": home, "event": "enter", "time": JSON.nowMilliseconds])
         #expect(try alice.nextEvent("publication")["type"] as? String == "place")
         #expect(try bob.errorCode("subscribe", ["channel": "loc:alice"]) == "forbidden")
         #expect(try bob.errorCode("history", ["channel": "loc:alice"]) == "forbidden")

@@ -230,19 +230,21 @@ import Testing
         #expect(try ProtocolClient(port: server.port).errorCode("signup", ["username": "bob", "email": "new@example.com", "password": ProtocolClient.password]) == "username_taken")
     }
 
-    /// `loc:` keeps 100 publications: 100 missed are recovered, 101 are not.
+    /// `loc:` keeps 100 publications (place changes): 100 missed are recovered, 101 are not.
     @Test func locationHistoryKeepsAHundred() async throws {
         let server = try await startHuddle()
         let (alice, token) = try ProtocolClient.signedUp("alice", port: server.port)
         try alice.subscribe("loc:alice")
-        try alice.publish("loc:alice", ["n": 1])
+        let home = try alice.setPlace("home", latitude: 48.8566, longitude: 2.3522, radius: 100)
+        let baseTime = JSON.nowMilliseconds - 3_600_000
+        try ProtocolClient.placeChanges(placeID: home, count: 1, baseTime: baseTime, token: token, port: server.port)
         let epoch = try #require(try alice.nextEvent("publication")["epoch"] as? String)
         _ = try alice.ok("unsubscribe", ["channel": "loc:alice"])
-        _ = try ProtocolClient.flood("loc:alice", count: 100, first: 2, token: token, port: server.port)
+        try ProtocolClient.placeChanges(placeID: home, count: 100, first: 1, baseTime: baseTime, token: token, port: server.port)
         let all = try ProtocolClient(port: server.port, credential: .header(token)).subscribe("loc:alice", since: (epoch, 1))
         #expect(JSON.bool(all["recovered"]) == true)
         #expect((all["publications"] as? [Any])?.count == 100)
-        _ = try ProtocolClient.flood("loc:alice", count: 1, first: 102, token: token, port: server.port)
+        try ProtocolClient.placeChanges(placeID: home, count: 1, first: 101, baseTime: baseTime, token: token, port: server.port)
         let late = try ProtocolClient(port: server.port, credential: .header(token))
         let lost = try late.subscribe("loc:alice", since: (epoch, 1))
         #expect(JSON.bool(lost["recovered"]) == false)

@@ -1,0 +1,49 @@
+import HuddleProtocol
+
+/// One publication of a channel (protocol.md, "publication" event and the `publications` of
+/// `subscribe` and `history` results), typed.
+public struct ChannelPublication: Sendable, Equatable {
+    public var channel: String
+    public var epoch: String
+    public var offset: UInt64
+    /// The application's type, `"message"` unless the publisher chose another.
+    public var type: String
+    /// The publishing user; nil when the server published it (inbox notices, the HTTP API).
+    public var from: String?
+    public var data: JSONValue
+    /// When the server accepted it, in milliseconds since the Unix epoch.
+    public var time: Int64
+    /// The publisher's retry id, when it gave one.
+    public var clientID: String?
+
+    public init(
+        channel: String, epoch: String, offset: UInt64, type: String = "message", from: String?, data: JSONValue, time: Int64,
+        clientID: String? = nil
+    ) {
+        self.channel = channel
+        self.epoch = epoch
+        self.offset = offset
+        self.type = type
+        self.from = from
+        self.data = data
+        self.time = time
+        self.clientID = clientID
+    }
+
+    /// Where this publication sits: what to save to resume after it.
+    public var position: Position { Position(epoch: epoch, offset: offset) }
+
+    /// A publication object as the protocol writes it; `channel` and `epoch` come from the
+    /// event itself or, in a result's list, from the result around it.
+    static func decode(_ object: JSONValue, channel: String, epoch: String) throws(HuddleClientError) -> ChannelPublication {
+        let from = object["from"]
+        guard from == nil || from == .null || from?.stringValue != nil else {
+            throw .invalidReply("publication `from` is neither a string nor null")
+        }
+        return ChannelPublication(
+            channel: channel, epoch: epoch, offset: try object.requiredUInt64("offset"),
+            type: try object.requiredString("type"), from: from?.stringValue,
+            data: object["data"] ?? .null, time: try object.requiredInt64("time"),
+            clientID: try object.optionalString("client_id"))
+    }
+}

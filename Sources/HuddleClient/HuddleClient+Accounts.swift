@@ -1,0 +1,64 @@
+import HuddleProtocol
+
+/// protocol.md "Authentication" and the account ops: `ping`, `signup`, `login`, `auth`,
+/// `logout`, `whoami`. A successful sign-in makes its session the one the client resumes on
+/// every reconnect; a logout makes the client anonymous.
+extension HuddleClient {
+    /// `ping`: the server's clock, in milliseconds since the Unix epoch.
+    public func ping(completion: @escaping (Result<Int64, HuddleClientError>) -> Void) {
+        request("ping", resendAfterReconnect: true, decode: { result throws(HuddleClientError) in try result.requiredInt64("time") }, completion: completion)
+    }
+
+    /// `signup`: creates the account and signs this client in; the result carries the token.
+    public func signUp(
+        username: String, email: String, password: String, device: String? = nil,
+        completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void
+    ) {
+        var arguments: [(String, JSONValue)] = [("username", .string(username)), ("email", .string(email)), ("password", .string(password))]
+        if let device = device ?? configuration.device { arguments.append(("device", .string(device))) }
+        signIn("signup", arguments, completion: completion)
+    }
+
+    /// `login` with a username or email; the result carries the token.
+    public func logIn(login: String, password: String, device: String? = nil, completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
+        var arguments: [(String, JSONValue)] = [("login", .string(login)), ("password", .string(password))]
+        if let device = device ?? configuration.device { arguments.append(("device", .string(device))) }
+        signIn("login", arguments, completion: completion)
+    }
+
+    /// `auth`: signs this anonymous connection in with a token from an earlier sign-in.
+    public func authenticate(token: String, completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
+        signIn("auth", [("token", .string(token))]) { [self] outcome in
+            // The `auth` result has no token: the one given is the session's.
+            if case .success(var session) = outcome {
+                session.token = token
+                signedIn(session)
+                completion(.success(session))
+            } else {
+                completion(outcome)
+            }
+        }
+    }
+
+    private func signIn(_ op: String, _ arguments: [(String, JSONValue)], completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
+        request(op, arguments, decode: HuddleSession.decode) { [self] outcome in
+            if case .success(let session) = outcome { signedIn(session) }
+            completion(outcome)
+        }
+    }
+
+    /// `logout`: revokes this session (`allDevices`: every session of the user); the result is
+    /// how many were revoked. The client then reconnects anonymously, with no subscriptions.
+    public func logOut(allDevices: Bool = false, completion: @escaping (Result<Int, HuddleClientError>) -> Void) {
+        let arguments: [(String, JSONValue)] = allDevices ? [("all", .bool(true))] : []
+        request("logout", arguments, decode: { result throws(HuddleClientError) in try result.requiredInt("revoked") }) { [self] outcome in
+            if case .success = outcome { signedOut() }
+            completion(outcome)
+        }
+    }
+
+    /// `whoami`: the user and when the session expires (no token in the result).
+    public func whoami(completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
+        request("whoami", resendAfterReconnect: true, decode: HuddleSession.decode, completion: completion)
+    }
+}

@@ -1,0 +1,58 @@
+import HuddleProtocol
+
+/// protocol.md "Channels": `subscribe`, `unsubscribe`, `publish`, `history`, `presence`.
+/// Publications of subscribed channels arrive as `HuddleEvent.publication`, once each, in
+/// order, across reconnects.
+extension HuddleClient {
+    /// `subscribe`: from now on (and on every reconnect) publications of `channel` are delivered.
+    /// With `since` (a position saved earlier, even by another process), the ones after it are
+    /// replayed first, as events; `result.recovered == false` says they could not be.
+    public func subscribe(_ channel: String, since: Position? = nil, completion: @escaping (Result<SubscribeResult, HuddleClientError>) -> Void) {
+        subscribe(channel: channel, since: since, completion: completion)
+    }
+
+    /// `unsubscribe`: no publication of `channel` is delivered after this call.
+    public func unsubscribe(_ channel: String, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
+        unsubscribe(channel: channel, completion: completion)
+    }
+
+    /// A fresh client id for `publish`: 128 random bits, so retries of one publication share
+    /// it and two publications never do.
+    public static func makeClientID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64, low = generator.next() as UInt64
+        func hex(_ value: UInt64) -> String {
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        return "c-" + hex(high) + hex(low)
+    }
+
+    /// `publish`. With a client id (one is made unless `clientID` is nil), the publish is sent
+    /// again on the next connection if the connection drops before the reply: the server stores
+    /// it once whatever happens (`result.duplicate` tells a retry that found the first copy).
+    /// Without one, a drop fails it with `connectionLost`.
+    public func publish(
+        _ channel: String, data: JSONValue, type: String? = nil, clientID: String? = HuddleClient.makeClientID(),
+        completion: @escaping (Result<PublishResult, HuddleClientError>) -> Void
+    ) {
+        var arguments: [(String, JSONValue)] = [("channel", .string(channel)), ("data", data)]
+        if let type { arguments.append(("type", .string(type))) }
+        if let clientID { arguments.append(("client_id", .string(clientID))) }
+        request("publish", arguments, resendAfterReconnect: clientID != nil, decode: PublishResult.decode, completion: completion)
+    }
+
+    /// `history`: a page of publications, newest first, with offsets below `before` if given.
+    public func history(_ channel: String, before: UInt64? = nil, limit: Int? = nil, completion: @escaping (Result<HistoryPage, HuddleClientError>) -> Void) {
+        var arguments: [(String, JSONValue)] = [("channel", .string(channel))]
+        if let before { arguments.append(("before", .integer(before))) }
+        if let limit { arguments.append(("limit", .integer(limit))) }
+        request("history", arguments, resendAfterReconnect: true, decode: HistoryPage.decode, completion: completion)
+    }
+
+    /// `presence`: who is in a `room:` channel now, sorted.
+    public func presence(_ channel: String, completion: @escaping (Result<[String], HuddleClientError>) -> Void) {
+        request("presence", [("channel", .string(channel))], resendAfterReconnect: true,
+                decode: { result throws(HuddleClientError) in try result.requiredStrings("users") }, completion: completion)
+    }
+}

@@ -1,0 +1,42 @@
+import HuddleProtocol
+
+/// What becomes of a request when the connection it went out on drops before its reply.
+enum ConnectionLossPolicy {
+    /// The caller gets `connectionLost`: the request may have taken effect, only the
+    /// application can tell whether sending it again is right.
+    case fail
+    /// It goes out again on the next connection: for requests that are safe to repeat (reads,
+    /// a publish with a client id, `mark_read`), so the caller just sees a slower reply.
+    case resend
+    /// Forgotten: the client's own requests (resubscribes), which the next connection redoes.
+    case drop
+}
+
+/// A request of a `HuddleClient`, from the call until its reply: waiting for a connection in
+/// the client's queue, then in flight on one.
+struct OutgoingRequest {
+    var op: String
+    var arguments: [(String, JSONValue)]
+    /// For `subscribe`: the channel, whose `since` is taken from the ledger when the request
+    /// goes out, so a subscribe sent again after a reconnect resumes from what was delivered.
+    var subscribeChannel: String?
+    /// When the caller gets `timedOut` (monotonic milliseconds); `.max` for none.
+    var deadline: Int64
+    var onLoss: ConnectionLossPolicy
+    /// Given when the request goes out; replies are matched by it.
+    var id = ""
+    /// Gets the reply's `result` or its error.
+    var complete: (Result<JSONValue, HuddleClientError>) -> Void
+
+    init(
+        op: String, arguments: [(String, JSONValue)], subscribeChannel: String? = nil, deadline: Int64, onLoss: ConnectionLossPolicy,
+        complete: @escaping (Result<JSONValue, HuddleClientError>) -> Void
+    ) {
+        self.op = op
+        self.arguments = arguments
+        self.subscribeChannel = subscribeChannel
+        self.deadline = deadline
+        self.onLoss = onLoss
+        self.complete = complete
+    }
+}

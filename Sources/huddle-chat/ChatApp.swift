@@ -1,0 +1,415 @@
+import HuddleClient
+import HuddleIO
+import HuddleProtocol
+
+/// huddle-chat itself, confined to its event loop with its `HuddleClient`: it runs the typed
+/// commands one at a time (so replies print in command order), turns the client's events into
+/// lines, follows the user's inbox and every friend's chat room, and keeps the settings file
+/// up to date with the session.
+final class ChatApp {
+    let client: HuddleClient
+    let loop: EventLoop
+    let display: any ChatDisplay
+    private let configFile: ChatConfigFile
+    private(set) var settings: ChatSettings
+    /// The server URL as the settings file records it.
+    private let urlText: String
+    /// Who is signed in (or, right after start, who the saved token belongs to).
+    private(set) var username: String?
+    /// The chat room plain text goes to, and its other member.
+    private(set) var openRoom: String?
+    private(set) var openPartner: String?
+    /// Channels subscribed through `follow`.
+    private var followed: Set<String> = []
+    /// Lines typed and not run yet; one command runs at a time.
+    private var waitingLines: [String] = []
+    private var busy = false
+    private var inputEnded = false
+    private var quitting = false
+    /// Bytes of a line not finished yet (non-interactive input).
+    private var partialLine: [UInt8] = []
+    private var lastTypingSent: Int64 = 0
+    /// Who is typing in the open room, until when (interactive prompt).
+    private var typingUntil: [String: Int64] = [:]
+    private let stopLoop: () -> Void
+    private(set) var exitStatus: Int32 = 0
+
+    /// Typing notices go out at most this often while the user types.
+    static let typingInterval: Int64 = 3_000
+    /// How long "X is typing" stays in the prompt without a new notice.
+    static let typingShownFor: Int64 = 5_000
+    /// Messages of history shown when a chat is opened.
+    static let historyShown = 20
+    /// A non-interactive input line longer than this is dropped (memory stays bounded).
+    static let maxLineBytes = 64 * 1024
+
+    init(
+        client: HuddleClient, loop: EventLoop, display: any ChatDisplay, configFile: ChatConfigFile, settings: ChatSettings,
+        urlText: String, signedInAs username: String?, stopLoop: @escaping () -> Void
+    ) {
+        self.client = client
+        self.loop = loop
+        self.display = display
+        self.configFile = configFile
+        self.settings = settings
+        self.urlText = urlText
+        self.username = username
+        self.stopLoop = stopLoop
+    }
+
+    func start() {
+        client.onEvent = { [unowned self] event in handle(event) }
+        updatePrompt()
+        client.start()
+        if username != nil { followSession() }
+    }
+
+    // MARK: Input
+
+    /// Bytes from a non-interactive stdin: one command per line.
+    func receivedLines(_ bytes: [UInt8]) {
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") {
+                var line = partialLine
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                partialLine = []
+                enqueue(String(decoding: line, as: UTF8.self))
+            } else if partialLine.count < Self.maxLineBytes {
+                partialLine.append(byte)
+            }
+        }
+    }
+
+    /// Bytes from the terminal in raw mode, through the line editor.
+    func receivedKeys(_ bytes: [UInt8], on terminal: TerminalDisplay) {
+        for action in terminal.feed(bytes) {
+            switch action {
+            case .submit(let line):
+                guard !line.trimmed.isEmpty else { continue }
+                // Commands stay on screen above the prompt; a message shows once delivered.
+                if line.trimmed.hasPrefix("/") { terminal.show(currentPrompt + ChatLines.clean(Self.maskingPassword(line.trimmed))) }
+                enqueue(line)
+            case .interrupt, .endOfInput:
+                quit()
+            case .changed:
+                userIsTyping(terminal.editor.line)
+            }
+        }
+    }
+
+    /// `line` with the password of `/signup` and `/login` starred out, for the screen.
+    static func maskingPassword(_ line: String) -> String {
+        let words = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard let name = words.first, ["/signup", "/login"].contains(name.lowercased()), words.count == (name.lowercased() == "/signup" ? 4 : 3)
+        else { return line }
+        return (words.dropLast().map(String.init) + ["********"]).joined(separator: " ")
+    }
+
+    /// Standard input ended: quit once the commands already read have run.
+    func inputDidEnd() {
+        if !partialLine.isEmpty {
+            enqueue(String(decoding: partialLine, as: UTF8.self))
+            partialLine = []
+        }
+        inputEnded = true
+        runWaitingLines()
+    }
+
+    private func enqueue(_ line: String) {
+        guard !line.trimmed.isEmpty else { return }
+        waitingLines.append(line)
+        runWaitingLines()
+    }
+
+    /// Runs waiting lines one after the other: a command that finishes at once lets the next
+    /// run in this same loop (no recursion however long the script).
+    private func runWaitingLines() {
+        while !busy, !quitting, !waitingLines.isEmpty {
+            let line = waitingLines.removeFirst()
+            busy = true
+            var returned = false
+            var finishedEarly = false
+            execute(line) { [unowned self] in
+                busy = false
+                if returned { runWaitingLines() } else { finishedEarly = true }
+            }
+            returned = true
+            if !finishedEarly { return }
+        }
+        if inputEnded && !busy && waitingLines.isEmpty { quit() }
+    }
+
+    private func execute(_ line: String, done: @escaping () -> Void) {
+        let text = line.trimmed
+        if text.hasPrefix("/") && !text.hasPrefix("//") {
+            let name = text.dropFirst().prefix { $0 != " " && $0 != "\t" }
+            guard let command = CommandTable.command(named: String(name).lowercased()) else {
+                show("[error] unknown_command: /\(ChatLines.clean(String(name))) (/help lists the commands)")
+                return done()
+            }
+            guard let arguments = command.parse(text.dropFirst(1 + name.count)) else {
+                show(ChatLines.usage(command.usage))
+                return done()
+            }
+            command.run(self, arguments, done)
+        } else {
+            // "//text" sends "/text".
+            send(text.hasPrefix("//") ? String(text.dropFirst()) : line, done: done)
+        }
+    }
+
+    // MARK: Sending
+
+    private func send(_ text: String, done: @escaping () -> Void) {
+        guard requireSignIn() != nil else { return done() }
+        guard let room = openRoom else {
+            show("[error] no_chat: open a chat first: /chat USER")
+            return done()
+        }
+        // A generated client id makes the send safe across reconnects: it is stored once.
+        client.publish(room, data: .object([("text", .string(text))])) { [unowned self] outcome in
+            if case .failure(let error) = outcome { show(ChatLines.error(error)) }
+            done()
+        }
+    }
+
+    private func userIsTyping(_ text: String) {
+        guard let room = openRoom, !text.isEmpty, !text.hasPrefix("/") else { return }
+        let now = MonotonicClock.milliseconds()
+        guard now - lastTypingSent >= Self.typingInterval else { return }
+        lastTypingSent = now
+        client.typing(in: room) { _ in }  // best effort: a lost typing notice is no loss
+    }
+
+    // MARK: Session
+
+    /// The signed-in user's name, or an error line and nil.
+    func requireSignIn() -> String? {
+        if let username { return username }
+        show("[error] not_signed_in: sign in first: /signup USER EMAIL PASSWORD or /login USER PASSWORD")
+        return nil
+    }
+
+    /// A signup or login succeeded: remember the session and follow the user's channels.
+    func signedIn(_ session: HuddleSession) {
+        let name = session.user.username
+        let sameUser = settings.username == name
+        settings = ChatSettings(
+            url: urlText, username: name, token: session.token ?? settings.token,
+            inboxEpoch: sameUser ? settings.inboxEpoch : nil, inboxOffset: sameUser ? settings.inboxOffset : nil)
+        saveSettings()
+        username = name
+        followed = []
+        openRoom = nil
+        openPartner = nil
+        updatePrompt()
+        followSession()
+    }
+
+    /// Logged out (or the session was refused): forget the session.
+    func signedOut() {
+        settings = ChatSettings(url: urlText)
+        saveSettings()
+        username = nil
+        followed = []
+        openRoom = nil
+        openPartner = nil
+        typingUntil = [:]
+        updatePrompt()
+    }
+
+    /// Follows the user's inbox (from where the last run stopped, so notices that came while
+    /// away are shown) and every friend's room, and shows what is unread.
+    private func followSession() {
+        guard let me = username else { return }
+        var since: Position?
+        if let epoch = settings.inboxEpoch, let offset = settings.inboxOffset { since = Position(epoch: epoch, offset: offset) }
+        follow("inbox:\(me)", since: since) { [unowned self] subscription in
+            // The first run starts the record here (even at offset 0): notices that come
+            // while huddle-chat is not running are shown on its next start.
+            guard username == me, settings.inboxOffset == nil else { return }
+            settings.inboxEpoch = subscription.epoch
+            settings.inboxOffset = subscription.offset
+            saveSettings()
+        }
+        client.friends { [unowned self] outcome in
+            guard username == me, case .success(let friends) = outcome else { return }
+            for friend in friends { follow(ChatRoom.name(me, friend.username)) }
+        }
+        client.unread { [unowned self] outcome in
+            guard username == me, case .success(let summary) = outcome, summary.total > 0 else { return }
+            show(unreadLine(summary, me: me))
+        }
+    }
+
+    /// Subscribes to `channel` once per session; its publications then print live.
+    func follow(_ channel: String, since: Position? = nil, subscribed: ((SubscribeResult) -> Void)? = nil) {
+        guard !followed.contains(channel) else { return }
+        followed.insert(channel)
+        client.subscribe(channel, since: since) { [unowned self] outcome in
+            switch outcome {
+            case .success(let result):
+                subscribed?(result)
+            case .failure(let error):
+                followed.remove(channel)
+                // A stopped client has said why already (a refused session: signed out).
+                if error != .closed { show(ChatLines.error(error)) }
+            }
+        }
+    }
+
+    /// `/chat USER`: follows the room, shows its recent history, marks it read, and sends
+    /// plain text there from now on.
+    func openChat(with user: String, done: @escaping () -> Void) {
+        guard let me = requireSignIn() else { return done() }
+        let partner = user.lowercased()
+        guard partner != me else {
+            show("[error] self_chat: you cannot chat with yourself")
+            return done()
+        }
+        client.friends { [unowned self] outcome in
+            switch outcome {
+            case .failure(let error):
+                show(ChatLines.error(error))
+                done()
+            case .success(let friends) where !friends.contains(where: { $0.username == partner }):
+                show("[error] not_friends: you and \(ChatLines.clean(partner)) are not friends (/add \(ChatLines.clean(partner)) asks)")
+                done()
+            case .success:
+                let room = ChatRoom.name(me, partner)
+                follow(room)
+                client.history(room, limit: Self.historyShown) { [unowned self] outcome in
+                    switch outcome {
+                    case .failure(let error):
+                        show(ChatLines.error(error))
+                    case .success(let page):
+                        openRoom = room
+                        openPartner = partner
+                        typingUntil = [:]
+                        updatePrompt()
+                        let count = page.offset == 1 ? "1 message" : "\(page.offset) messages"
+                        show("[chat] chatting with \(partner) in \(room) (\(count), the last \(page.publications.count) below); type to send")
+                        for publication in page.publications.reversed() { show(ChatLines.history(publication)) }
+                        if page.offset > 0 { client.markRead(room, offset: page.offset) { _ in } }
+                    }
+                    done()
+                }
+            }
+        }
+    }
+
+    func unreadLine(_ summary: UnreadSummary, me: String) -> String {
+        guard summary.total > 0 else { return "[unread] nothing unread" }
+        let rooms = summary.rooms.filter { $0.unread > 0 }.map { room in
+            "\(ChatLines.clean(ChatRoom.partner(in: room.channel, for: me) ?? room.channel)) \(room.unread)"
+        }
+        return "[unread] \(summary.total) unread: " + rooms.joined(separator: ", ")
+    }
+
+    // MARK: Events
+
+    private func handle(_ event: HuddleEvent) {
+        switch event {
+        case .publication(let publication):
+            received(publication)
+        case .presence(let user, let online, _):
+            show("[presence] \(ChatLines.clean(user)) is \(online ? "online" : "offline")")
+        case .typing(let channel, let user, _):
+            if display.isInteractive {
+                guard channel == openRoom else { return }
+                typingUntil[user] = MonotonicClock.milliseconds() + Self.typingShownFor
+                updatePrompt()
+                loop.schedule(after: Self.typingShownFor + 50) { [weak self] in self?.updatePrompt() }
+            } else {
+                show("[typing] \(ChatLines.clean(user)) is typing in \(ChatLines.clean(channel))")
+            }
+        case .connected(let user):
+            show(ChatLines.connected(user))
+            if let user, user.username != username {
+                signedIn(HuddleSession(user: user, token: nil, expiresAt: 0))
+            }
+        case .reconnecting(let attempt, let delay, let reason):
+            show(ChatLines.reconnecting(attempt: attempt, delayMilliseconds: delay, reason: reason))
+        case .recovered(let channel, let recovered):
+            if !recovered { show(ChatLines.notRecovered(channel)) }
+        case .subscriptionEnded(let channel, let error):
+            followed.remove(channel)
+            show(ChatLines.subscriptionEnded(channel, error))
+        case .stopped(.requested):
+            break
+        case .stopped(.authenticationFailed(let code, let message)):
+            show("[error] \(ChatLines.clean(code)): \(ChatLines.clean(message)); sign in again: /login USER PASSWORD")
+            signedOut()
+            client.start()  // anonymous now, ready for /login or /signup
+        case .stopped(let reason):
+            show("[error] connection_stopped: \(ChatLines.clean(reason.description))")
+            exitStatus = 1
+            quit()
+        case .other(let name, let message):
+            show("[event \(ChatLines.clean(name))] \(ChatLines.clean(JSONWriter.serialize(message)))")
+        }
+    }
+
+    private func received(_ publication: ChannelPublication) {
+        guard let me = username else { return show(ChatLines.publication(publication)) }
+        if publication.channel == "inbox:\(me)" {
+            settings.inboxEpoch = publication.epoch
+            settings.inboxOffset = publication.offset
+            saveSettings()
+            guard let notice = InboxNotice(publication) else { return show(ChatLines.publication(publication)) }
+            show(ChatLines.notice(notice, me: me))
+            if case .friendAccepted(let from, let to) = notice { follow(ChatRoom.name(from, to)) }
+            return
+        }
+        show(ChatLines.publication(publication))
+        if publication.channel == openRoom, let from = publication.from, from != me {
+            typingUntil[from] = nil
+            updatePrompt()
+            client.markRead(publication.channel, offset: publication.offset) { _ in }
+        }
+    }
+
+    // MARK: Output
+
+    func show(_ line: String) { display.show(line) }
+
+    private var currentPrompt: String {
+        guard let me = username else { return "> " }
+        let now = MonotonicClock.milliseconds()
+        let typing = typingUntil.filter { $0.value > now }.keys.sorted()
+        let who = openPartner.map { "\(me)→\($0)" } ?? me
+        return (typing.isEmpty ? "" : "(\(typing.joined(separator: ", ")) typing) ") + who + "> "
+    }
+
+    private func updatePrompt() {
+        let now = MonotonicClock.milliseconds()
+        typingUntil = typingUntil.filter { $0.value > now }
+        display.setPrompt(currentPrompt)
+    }
+
+    private func saveSettings() {
+        do {
+            try configFile.save(settings)
+        } catch {
+            show("[warning] cannot save settings: \(error)")
+        }
+    }
+
+    /// Closes the connection and ends the program after this loop turn (which sends the close frame).
+    func quit() {
+        guard !quitting else { return }
+        quitting = true
+        client.stop()
+        display.close()
+        stopLoop()
+    }
+}
+
+extension String {
+    var trimmed: String {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return String(text)
+    }
+}

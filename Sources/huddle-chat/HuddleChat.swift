@@ -1,0 +1,87 @@
+import ArgumentParser
+import Glibc
+import HuddleClient
+import HuddleIO
+
+/// huddle-chat: a terminal client for a Huddle server, in the spirit of a minimal IRC client.
+/// On a terminal it edits a line while events print above it; otherwise it reads one command
+/// per line and prints one line per reply or event, for scripts and tests.
+@main
+struct HuddleChat: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "huddle-chat",
+        abstract: "Chat with friends on a Huddle server from a terminal.",
+        discussion: """
+            Type /help once connected. The session token is kept in $HUDDLE_CHAT_CONFIG, else \
+            ~/.config/huddle/chat.json (mode 0600), so the next start is signed in.
+            """)
+
+    @Option(help: "The server's protocol endpoint (ws:// or wss://; /v1 is added to a bare host). Default: the saved one, else ws://127.0.0.1:8080/v1.")
+    var url: String?
+
+    @Option(help: "A PEM file of CA certificates to trust for wss:// instead of the system store.")
+    var ca: String?
+
+    @Flag(help: "Accept any certificate for wss:// (self-signed test servers only: the traffic can then be read and changed).")
+    var insecure = false
+
+    mutating func run() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let configFile = ChatConfigFile(path: ChatConfigFile.defaultPath())
+        let settings: ChatSettings
+        do {
+            settings = try configFile.load()
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let urlText = url ?? settings.url ?? "ws://127.0.0.1:8080/v1"
+        var clientURL: ClientURL
+        do {
+            clientURL = try ClientURL(urlText)
+        } catch {
+            throw ValidationError("--url: \(error)")
+        }
+        if clientURL.target == "/" { clientURL.target = "/v1" }
+        if let ca, access(ca, R_OK) != 0 { throw ValidationError("--ca: cannot read \(ca)") }
+
+        // A saved session belongs to the server it was made on.
+        let savedToken = settings.url == urlText ? settings.token : nil
+        var configuration = HuddleClientConfiguration(url: clientURL, credentials: savedToken.map { .token($0) } ?? .none)
+        configuration.connection.tls = ClientTLSOptions(caFile: ca, insecure: insecure)
+        configuration.device = "huddle-chat"
+        // A message typed while the server restarts waits for it rather than failing.
+        configuration.requestTimeoutMilliseconds = 30_000
+        configuration.reconnect = ReconnectPolicy(initialDelayMilliseconds: 250, maxDelayMilliseconds: 10_000)
+
+        let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        let loop = try EventLoop(index: 0, readBufferSize: 64 * 1024)
+        let terminal = interactive ? TerminalDisplay() : nil
+        if interactive { try TerminalMode.enterRaw() }
+        let display: any ChatDisplay = terminal ?? PlainDisplay()
+        let app = ChatApp(
+            client: HuddleClient(configuration: configuration, loop: loop), loop: loop, display: display, configFile: configFile,
+            settings: settings, urlText: urlText, signedInAs: savedToken != nil ? settings.username : nil,
+            stopLoop: { loop.stop() })
+        let box = LoopConfined(app: app, terminal: terminal)
+        if interactive {
+            display.show("huddle-chat: connecting to \(clientURL); /help for commands, Ctrl-C to quit")
+        }
+        loop.execute { box.app.start() }
+        try InputReader.start(
+            loop: loop,
+            received: { bytes in
+                if let terminal = box.terminal { box.app.receivedKeys(bytes, on: terminal) } else { box.app.receivedLines(bytes) }
+            },
+            ended: { box.app.inputDidEnd() })
+        loop.run()
+        display.close()
+        throw ExitCode(app.exitStatus)
+    }
+}
+
+/// Carries the loop-confined app into closures the loop runs (they are `@Sendable` only
+/// because `EventLoop.execute` may be called from any thread; these run on the loop).
+private struct LoopConfined: @unchecked Sendable {
+    let app: ChatApp
+    let terminal: TerminalDisplay?
+}

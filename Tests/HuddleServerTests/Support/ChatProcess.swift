@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+
+/// A `huddle-chat` process driven as a script would: commands written to its stdin (a pipe,
+/// so it runs in its line mode), its stdout collected line by line. Its settings file and its
+/// HOME are the test's, never the real user's.
+final class ChatProcess: @unchecked Sendable {
+    let process = Process()
+    let settingsFile: URL
+    private let input = Pipe()
+    private let output = Mutex<(lines: [String], partial: String)>(([], ""))
+
+    static var binary: URL { ServerProcess.binary.deletingLastPathComponent().appendingPathComponent("huddle-chat") }
+
+    init(url: String, settingsFile: URL, arguments: [String] = []) throws {
+        self.settingsFile = settingsFile
+        process.executableURL = Self.binary
+        process.arguments = ["--url", url] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["HUDDLE_CHAT_CONFIG"] = settingsFile.path
+        environment["HOME"] = settingsFile.deletingLastPathComponent().path
+        process.environment = environment
+        process.standardInput = input
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.output.withLock { output in
+                output.partial += String(decoding: data, as: UTF8.self)
+                while let newline = output.partial.firstIndex(of: "\n") {
+                    output.lines.append(String(output.partial[..<newline]))
+                    output.partial = String(output.partial[output.partial.index(after: newline)...])
+                }
+            }
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    var lines: [String] { output.withLock { $0.lines } }
+
+    /// Types `line` (and Enter).
+    func send(_ line: String) throws {
+        try input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Ends its input: it quits once the commands already sent have run.
+    func closeInput() throws {
+        try input.fileHandleForWriting.close()
+    }
+
+    /// Waits for an output line, from the `after`-th on, that `matches`; returns it.
+    @discardableResult
+    func line(_ what: String, after: Int = 0, timeout: Double = 20, _ matches: @escaping (String) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while true {
+            let all = lines
+            if let found = all.dropFirst(after).first(where: matches) { return found }
+            guard ContinuousClock.now < deadline else {
+                throw TestFailure("huddle-chat never printed \(what) within \(timeout) s; it printed:\n" + all.joined(separator: "\n"))
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Waits for exactly the line `text`, from the `after`-th line on.
+    @discardableResult
+    func line(_ text: String, after: Int = 0, timeout: Double = 20) async throws -> String {
+        try await line("\"\(text)\"", after: after, timeout: timeout) { $0 == text }
+    }
+
+    /// Waits for the process to end; its exit status.
+    func exitStatus(timeout: Double = 20) async throws -> Int32 {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { throw TestFailure("huddle-chat did not exit within \(timeout) s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import HuddleIO
+import Synchronization
+
+/// A local push webhook for tests: a tiny blocking HTTP/1.1 server (a thread that accepts, a
+/// thread per connection) that records every request and answers with scripted statuses. With
+/// `tls`, it speaks https with the test CA's server certificate. Its accepting thread keeps it
+/// alive: call `stop()` when done.
+final class WebhookReceiver: @unchecked Sendable {
+    struct Request {
+        var method: String
+        var target: String
+        /// Lowercased names.
+        var headers: [String: String]
+        var body: [UInt8]
+        var json: JSONObject { (try? JSONSerialization.jsonObject(with: Data(body))) as? JSONObject ?? [:] }
+    }
+
+    private struct State {
+        var requests: [Request] = []
+        /// Answered in order, one per request; `defaultStatus` after them.
+        var statuses: [Int]
+        /// While set, requests are recorded but not answered.
+        var holding = false
+        var stopped = false
+    }
+
+    let port: Int
+    private let listener: Int32
+    private let defaultStatus: Int
+    private let tlsContext: TLSContext?
+    private let state: Mutex<State>
+
+    init(statuses: [Int] = [], defaultStatus: Int = 200, holding: Bool = false, tls: TestCertificates? = nil) throws {
+        self.defaultStatus = defaultStatus
+        state = Mutex(State(statuses: statuses, holding: holding))
+        tlsContext = try tls.map { try TLSContext(certificateChainPath: $0.serverCertificate.path, privateKeyPath: $0.serverKey.path) }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            close(fd)
+            throw TestFailure("webhook receiver cannot listen: errno \(errno)")
+        }
+        listener = fd
+        port = Socket.localPort(fd)
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    var url: String { "\(tlsContext == nil ? "http" : "https")://127.0.0.1:\(port)/hooks/push" }
+
+    var requests: [Request] { state.withLock { $0.requests } }
+
+    /// Answers the held requests and every later one at once.
+    func release() {
+        state.withLock { $0.holding = false }
+    }
+
+    /// Closes the listening socket (the accepting thread ends) and answers anything held.
+    func stop() {
+        let first = state.withLock { state in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        guard first else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    /// Waits until at least `count` requests arrived; returns all of them.
+    @discardableResult
+    func waitForRequests(_ count: Int, timeout: Double = 10) async throws -> [Request] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let received = requests
+            if received.count >= count { return received }
+            guard Date() < deadline else {
+                throw TestFailure("the webhook got \(received.count) of \(count) requests within \(timeout) s: \(received.map { String(decoding: $0.body, as: UTF8.self) })")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// A notification's JSON bodies, sorted by `badge` (requests run concurrently, so they may
+    /// arrive in any order).
+    var notifications: [JSONObject] {
+        requests.map(\.json).sorted { (JSON.int($0["badge"]) ?? 0) < (JSON.int($1["badge"]) ?? 0) }
+    }
+
+    // MARK: Serving
+
+    private func acceptLoop() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 {
+                if errno == EINTR { continue }
+                return  // the listener was closed
+            }
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let thread = Thread { [self] in serve(fd) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        defer { close(fd) }
+        var tls: TLSStream?
+        if let tlsContext {
+            guard let stream = try? TLSStream(context: tlsContext, fd: fd), case .bytes = stream.handshake() else { return }
+            tls = stream
+        }
+        func receive() -> [UInt8]? {
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            let result = buffer.withUnsafeMutableBytes { tls?.read(into: $0) ?? Socket.read(fd, into: $0) }
+            guard case .bytes(let count) = result else { return nil }
+            return Array(buffer[0..<count])
+        }
+        var pending: [UInt8] = []
+        var headEnd: Range<Int>?
+        while headEnd == nil {
+            guard let more = receive() else { return }
+            pending += more
+            headEnd = pending.firstRange(of: Array("\r\n\r\n".utf8))
+        }
+        let head = String(decoding: pending[..<headEnd!.lowerBound], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ").map(String.init)
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        var body = Array(pending[headEnd!.upperBound...])
+        let length = headers["content-length"].flatMap(Int.init) ?? 0
+        while body.count < length {
+            guard let more = receive() else { return }
+            body += more
+        }
+        let request = Request(method: requestLine.first ?? "", target: requestLine.count > 1 ? requestLine[1] : "", headers: headers, body: body)
+        state.withLock { $0.requests.append(request) }
+        while state.withLock({ $0.holding && !$0.stopped }) { usleep(10_000) }
+        let status = state.withLock { state in state.statuses.isEmpty ? defaultStatus : state.statuses.removeFirst() }
+        let response = Array("HTTP/1.1 \(status) Scripted\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".utf8)
+        _ = response.withUnsafeBytes { tls?.write(from: $0) ?? Socket.write(fd, from: $0) }
+        tls?.shutdown()
+    }
+}
