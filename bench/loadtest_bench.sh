@@ -97,6 +97,10 @@ run fanout fanout --url ws://127.0.0.1:9001 --subscribers 1000 --rate 100 "${com
 start_huddle
 run chat chat --url ws://127.0.0.1:9001 --users 2000 --rate 1 "${common[@]}"
 start_huddle
+run matches matches --url ws://127.0.0.1:9001 --users 1000 --friends 4 --rate 0.5 "${common[@]}"
+start_huddle
+run location location --url ws://127.0.0.1:9001 --users 1000 --followers 5 --rate 1 "${common[@]}"
+start_huddle
 run reconnect-storm reconnect-storm --url ws://127.0.0.1:9001 --subscribers 2000 --rooms 20 --rate 10 \
     --drop-after 5 --drop-fraction 0.5 --warmup 2 --duration $((DURATION + 5))
 

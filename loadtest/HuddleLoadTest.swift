@@ -9,8 +9,8 @@ struct HuddleLoadTest: ParsableCommand {
         commandName: "huddle-loadtest",
         abstract: "Measure what a Huddle server (or any WebSocket server, in the raw modes) carries; see loadtest/README.md.",
         subcommands: [
-            ConnectCommand.self, FanoutCommand.self, ChatCommand.self, ReconnectStormCommand.self, LoginCommand.self,
-            EchoCommand.self, BroadcastCommand.self,
+            ConnectCommand.self, FanoutCommand.self, ChatCommand.self, MatchesCommand.self, LocationCommand.self,
+            ReconnectStormCommand.self, LoginCommand.self, EchoCommand.self, BroadcastCommand.self,
         ]
     )
 }

@@ -170,3 +170,53 @@ struct BroadcastCommand: ParsableCommand {
         try common.report(runScenario { BroadcastScenario(settings: settings, loop: $0, progress: $1) })
     }
 }
+
+struct MatchesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "matches",
+        abstract: "N users in a ring of friendships toggling an activity on and off at R/s each: match notices, checked and timed."
+    )
+    @OptionGroup var common: CommonOptions
+    @Option(help: "Users.") var users = 1000
+    @Option(help: "Friends per user (even: ring neighbours on both sides).") var friends = 4
+    @Option(help: "Toggles (on, off, on, …) per second per user.") var rate: Double = 0.5
+    @Option(help: "Activities, comma-separated, from the server's list; user u toggles the (u mod count)-th.") var activities = "Coffee"
+
+    func validate() throws {
+        guard friends >= 2, friends % 2 == 0, friends < users else { throw ValidationError("--friends must be even, at least 2 and below --users") }
+        guard rate > 0 else { throw ValidationError("--rate must be > 0") }
+        guard !activityList.isEmpty else { throw ValidationError("--activities names none") }
+    }
+
+    private var activityList: [String] { activities.split(separator: ",").map { String($0.trimmingSpaces) }.filter { !$0.isEmpty } }
+
+    func run() throws {
+        let settings = MatchesScenario.Settings(
+            url: try common.endpoint(), options: common.connectionOptions, users: users, friends: friends, rate: rate,
+            activities: activityList, measurement: common.measurement)
+        try common.report(runScenario { MatchesScenario(settings: settings, loop: $0, progress: $1) })
+    }
+}
+
+struct LocationCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "location",
+        abstract: "N users each followed by K friends, reporting fixes at R/s each between home and work: place changes, checked and timed."
+    )
+    @OptionGroup var common: CommonOptions
+    @Option(help: "Users.") var users = 1000
+    @Option(help: "Followers per user (each user follows as many; at most 100, the subscription limit).") var followers = 5
+    @Option(help: "Fixes per second per user.") var rate: Double = 1
+
+    func validate() throws {
+        guard followers >= 1, followers <= 100, 2 * followers < users else { throw ValidationError("--followers must be 1–100 and below half of --users") }
+        guard rate > 0 else { throw ValidationError("--rate must be > 0") }
+    }
+
+    func run() throws {
+        let settings = LocationScenario.Settings(
+            url: try common.endpoint(), options: common.connectionOptions, users: users, followers: followers, rate: rate,
+            measurement: common.measurement)
+        try common.report(runScenario { LocationScenario(settings: settings, loop: $0, progress: $1) })
+    }
+}

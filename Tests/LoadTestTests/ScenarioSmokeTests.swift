@@ -114,6 +114,26 @@ import Testing
         #expect(run.result.stream.delivered == run.result.sent * 10)  // 20 subscribers, 2 rooms
     }
 
+    @Test func matches() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(["matches", "--url", server.url, "--users", "12", "--friends", "4", "--rate", "2"] + short)
+        expectClean(run)
+        #expect(run.result.figures["matches", default: 0] > 0)
+        #expect(run.result.figures["matches_ended"] == run.result.figures["matches"])
+        #expect(run.result.stream.delivered == 4 * Int(run.result.figures["matches", default: 0]))  // both sides, start and end
+    }
+
+    @Test func location() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(["location", "--url", server.url, "--users", "12", "--followers", "3", "--rate", "2"] + short)
+        expectClean(run)
+        let changes = Int(run.result.figures["place_changes", default: 0])
+        #expect(changes >= 12)  // at least everyone's first fix (home)
+        #expect(run.result.stream.delivered == 3 * changes)
+    }
+
     @Test func login() async throws {
         let server = try await startHuddle()
         defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
