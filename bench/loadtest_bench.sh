@@ -104,25 +104,27 @@ start_huddle
 run reconnect-storm reconnect-storm --url ws://127.0.0.1:9001 --subscribers 2000 --rooms 20 --rate 10 \
     --drop-after 5 --drop-fraction 0.5 --warmup 2 --duration $((DURATION + 5))
 
-# Raw transport, the same commands against each server in turn.
-raw_round() {
-    local server=$1 url=$2
-    run "echo-$server" echo --url "$url/echo" --connections 100 --window 1 --no-compression "${common[@]}"
-    "start_$server"
-    run "echo-latency-$server" echo --url "$url/echo" --connections 100 --rate 100 --no-compression "${common[@]}"
-    "start_$server"
-    run "broadcast-$server" broadcast --url "$url/broadcast" --subscribers 1000 --rate 50 --no-compression "${common[@]}"
-    "start_$server"
-    run "connect-raw-$server" connect --raw --url "$url/broadcast" --connections 10000 --rate 2000 --hold 5
-}
-start_huddle
-raw_round huddle ws://127.0.0.1:9001
-start_python
-raw_round python ws://127.0.0.1:9002
+# Raw transport: each workload against each server back to back, so the servers of one row
+# meet about the same load from the rest of the machine.
+servers=(huddle python)
+urls=(ws://127.0.0.1:9001 ws://127.0.0.1:9002)
 if [[ -n ${HUMMINGBIRD:-} ]]; then
-    start_hummingbird
-    raw_round hummingbird ws://127.0.0.1:9003
+    servers+=(hummingbird)
+    urls+=(ws://127.0.0.1:9003)
 fi
+raw() {
+    local workload=$1
+    shift
+    for i in "${!servers[@]}"; do
+        [[ $workload-${servers[$i]} =~ $ONLY ]] || continue
+        "start_${servers[$i]}"
+        run "$workload-${servers[$i]}" "$@" "${urls[$i]}/${RAW_PATH}" --no-compression
+    done
+}
+RAW_PATH=echo raw echo echo --connections 100 --window 1 "${common[@]}" --url
+RAW_PATH=echo raw echo-latency echo --connections 100 --rate 100 "${common[@]}" --url
+RAW_PATH=broadcast raw broadcast broadcast --subscribers 1000 --rate 50 "${common[@]}" --url
+RAW_PATH=broadcast raw connect-raw connect --raw --connections 10000 --rate 2000 --hold 5 --url
 
 # Huddle's broadcast at rates the others cannot follow: where it (or the harness) stops.
 for rate in 200 500 1000; do
