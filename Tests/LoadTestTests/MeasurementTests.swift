@@ -7,7 +7,7 @@ import Testing
 @Suite struct MeasurementTests {
     private func measurement() throws -> Measurement {
         Measurement(
-            loop: try EventLoop(index: 0), progress: Progress(),
+            loop: try EventLoop(index: 0), progress: Progress(quiet: true),
             settings: .init(warmupSeconds: 0, durationSeconds: nil, drainSeconds: 0, serverPID: nil))
     }
 
