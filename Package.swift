@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "huddle-loadtest",
             dependencies: [
-                "HuddleClient", "HuddleIO", "HuddleProtocol",
+                "HuddleClient", "HuddleIO", "HuddleProtocol", "HuddleWebSocket",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

@@ -1,4 +1,3 @@
-import Glibc
 import HuddleClient
 import HuddleIO
 import HuddleProtocol
@@ -16,60 +15,58 @@ final class FanoutScenario: Scenario {
         var publishers: Int
         var rate: Double
         var payloadBytes: Int
-        var warmupSeconds: Double
-        var durationSeconds: Double
-        var serverPID: Int32?
+        var measurement: Measurement.Settings
         var connectConcurrency = 200
     }
 
     private let settings: Settings
     private let loop: EventLoop
     private let progress: Progress
+    private let measurement: Measurement
+    private let users = LoadTestUsers()
     private var token = ""
-    private let room = "room:loadtest-\(UInt32.random(in: 0...UInt32.max))"
-    private var subscribers: [ProtocolSession] = []
-    private var publishers: [ProtocolSession] = []
-    private var subscribed = 0
-    private var connecting = 0
-    private var failures: [String] = []
+    private let room = "room:loadtest-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+    private var admin: HarnessSession?
+    private var subscribers: [HarnessSession] = []
+    private var publishers: [HarnessSession] = []
+    private var setup: SetupQueue?
     private var checker: StreamChecker
-    private var latency = LatencyRecorder()
-    private var sent: [Int]
+    private var schedule: OpenLoopSchedule?
+    private var sendTimer: Int?
     private var acknowledged = 0
-    private var publishStart: UInt64 = 0
-    private var measuring = false
-    private var measuredDeliveries = 0
-    private var measureStart: UInt64 = 0
-    private var measureEnd: UInt64 = 0
-    private var samplesAtStart: (server: ProcessSample?, client: ProcessSample?)
-    private var samplesAtEnd: (server: ProcessSample?, client: ProcessSample?)
-    private var padding: String
+    private let padding: String
     private(set) var result: ScenarioResult?
 
     init(settings: Settings, loop: EventLoop, progress: Progress) {
         self.settings = settings
         self.loop = loop
         self.progress = progress
+        measurement = Measurement(loop: loop, progress: progress, settings: settings.measurement)
         checker = StreamChecker(receivers: settings.subscribers, publishers: settings.publishers)
-        sent = Array(repeating: 0, count: settings.publishers)
         padding = String(repeating: "x", count: max(0, settings.payloadBytes))
     }
 
     /// Runs on the loop thread; stops the loop when done.
     func start() {
-        let admin = ProtocolSession(url: settings.url, loop: loop, options: settings.options)
+        measurement.onDone = { [self] in finish() }
+        let admin = HarnessSession(url: settings.url, loop: loop, options: settings.options)
+        self.admin = admin
         admin.onOpen = { [self] in
-            let name = "lt\(UInt32.random(in: 0...UInt32.max))"
-            admin.request("signup", [("username", .string(name)), ("email", .string("\(name)@loadtest.invalid")), ("password", .string("loadtest-\(name)"))]) { [self] reply in
-                guard let token = reply["result"]?["token"]?.stringValue else { return fail("signup failed: \(JSONWriter.serialize(reply))") }
-                self.token = token
-                progress.say("signed up \(name); opening \(settings.subscribers) subscribers")
-                openSubscribers()
+            users.signUp(users.username(0), on: admin) { [self] outcome in
+                switch outcome {
+                case .success(let token):
+                    self.token = token
+                    progress.say("signed up \(users.username(0)); opening \(settings.subscribers) subscribers")
+                    openSubscribers()
+                case .failure(let failure):
+                    measurement.abort(failure.description)
+                }
             }
         }
-        admin.onClose = { [self] code, reason in if token.isEmpty { fail("admin connection closed: \(code?.rawValue ?? 0) \(reason)") } }
+        admin.onClose = { [self] code, reason in
+            if token.isEmpty { measurement.abort("admin connection closed: \(code?.rawValue ?? 0) \(reason)") }
+        }
         admin.connect()
-        publishers.append(admin)  // keeps it alive; it is not a publisher (index past the real ones)
     }
 
     private func authenticatedOptions() -> ClientConnectionOptions {
@@ -79,135 +76,102 @@ final class FanoutScenario: Scenario {
     }
 
     private func openSubscribers() {
-        while connecting < settings.connectConcurrency, subscribers.count < settings.subscribers {
-            let index = subscribers.count
-            let session = ProtocolSession(url: settings.url, loop: loop, options: authenticatedOptions())
+        let queue = SetupQueue(count: settings.subscribers, concurrency: settings.connectConcurrency, step: { [self] index, done in
+            let session = HarnessSession(url: settings.url, loop: loop, options: authenticatedOptions())
             subscribers.append(session)
-            connecting += 1
             session.onOpen = { [self] in
-                session.request("subscribe", [("channel", .string(room))]) { [self] reply in
-                    connecting -= 1
-                    guard reply["ok"]?.boolValue == true else { return fail("subscribe failed: \(JSONWriter.serialize(reply))") }
-                    subscribed += 1
-                    if subscribed == settings.subscribers { openPublishers() } else { openSubscribers() }
+                measurement.connections += 1
+                session.expectOK("subscribe", [("channel", .string(room))]) { [self] refusal in
+                    if let refusal { measurement.error("subscriber \(index): \(refusal)") }
+                    done(refusal == nil)
                 }
             }
-            session.onEvent = { [self] event in received(event, by: index) }
-            session.onClose = { [self] code, reason in if measuring || subscribed < settings.subscribers { fail("subscriber \(index) closed: \(code?.rawValue ?? 0) \(reason)") } }
+            session.onPublication = { [self] publication in received(publication.stamp, by: index) }
+            session.onClose = { [self] code, reason in
+                if code != nil { measurement.connections -= 1 }
+                if measurement.phase != .done { measurement.error("subscriber \(index) closed: \(code?.rawValue ?? 0) \(reason)") }
+                done(false)
+            }
             session.connect()
-        }
+        }, completion: { [self] failed in
+            if failed > 0 { return measurement.abort("\(failed) of \(settings.subscribers) subscribers could not subscribe") }
+            openPublishers()
+        })
+        setup = queue
+        queue.run()
     }
 
     private func openPublishers() {
-        progress.say("\(subscribed) subscribed; starting \(settings.publishers) publisher(s) at \(settings.rate) msg/s each")
-        var open = 0
-        var sessions: [ProtocolSession] = []
-        for _ in 0..<settings.publishers {
-            let session = ProtocolSession(url: settings.url, loop: loop, options: authenticatedOptions())
+        progress.say("\(settings.subscribers) subscribed; starting \(settings.publishers) publisher(s) at \(settings.rate) msg/s each")
+        let queue = SetupQueue(count: settings.publishers, concurrency: settings.connectConcurrency, step: { [self] index, done in
+            let session = HarnessSession(url: settings.url, loop: loop, options: authenticatedOptions())
+            publishers.append(session)
             session.onOpen = { [self] in
-                open += 1
-                if open == settings.publishers { startPublishing(sessions) }
+                measurement.connections += 1
+                done(true)
             }
-            sessions.append(session)
+            session.onClose = { [self] code, reason in
+                if code != nil { measurement.connections -= 1 }
+                if measurement.phase != .done { measurement.error("publisher \(index) closed: \(code?.rawValue ?? 0) \(reason)") }
+                done(false)
+            }
             session.connect()
+        }, completion: { [self] failed in
+            if failed > 0 { return measurement.abort("\(failed) of \(settings.publishers) publishers could not connect") }
+            startPublishing()
+        })
+        setup = queue
+        queue.run()
+    }
+
+    private func startPublishing() {
+        schedule = OpenLoopSchedule(streams: settings.publishers, ratePerStream: settings.rate, start: MonotonicClock.nanoseconds())
+        sendTimer = loop.schedule(after: 1, repeating: 1) { [self] in sendDue() }
+        measurement.progressDetail = { [self] in "acknowledged \(grouped(acknowledged))" }
+        measurement.begin(
+            onMeasureEnd: { [self] in
+                if let sendTimer { loop.cancelTimer(sendTimer) }
+            },
+            isDrained: { [self] in checker.counts.delivered >= sentTotal * settings.subscribers && acknowledged >= sentTotal })
+    }
+
+    private var sentTotal: Int { schedule?.issued ?? 0 }
+
+    private func sendDue() {
+        guard var schedule else { return }
+        let due = schedule.due(at: MonotonicClock.nanoseconds())
+        self.schedule = schedule
+        for message in due {
+            let stamp = Stamp(publisher: message.stream, sequence: message.sequence, intended: message.intended)
+            let sent = publishers[message.stream].request("publish", [("channel", .string(room)), ("data", stamp.json(padding: padding))]) { [self] reply in
+                if reply["ok"]?.boolValue == true { acknowledged += 1 } else { measurement.error("publish refused: \(JSONWriter.serialize(reply))") }
+            }
+            if sent { measurement.recordSent() } else { measurement.recordFailure("publish not sent: the connection is closed or its queue full") }
         }
     }
 
-    private func startPublishing(_ sessions: [ProtocolSession]) {
-        publishers.insert(contentsOf: sessions, at: 0)
-        publishStart = MonotonicClock.nanoseconds()
-        let interval = 1e9 / settings.rate
-        let warmupEnd = publishStart + UInt64(settings.warmupSeconds * 1e9)
-        let end = warmupEnd + UInt64(settings.durationSeconds * 1e9)
-        loop.schedule(after: 1, repeating: 1) { [self] in
-            let now = MonotonicClock.nanoseconds()
-            if !measuring, now >= warmupEnd, measureStart == 0 {
-                measuring = true
-                measureStart = now
-                samplesAtStart = sample()
-                progress.say("measuring for \(settings.durationSeconds) s")
-            }
-            if now >= end {
-                if measuring {
-                    measuring = false
-                    measureEnd = now
-                    samplesAtEnd = sample()
-                    progress.say("draining for 2 s")
-                    loop.schedule(after: 2_000) { [self] in finish() }
-                }
-                return
-            }
-            // Open loop: send whatever is due by now, each stamped with its intended time.
-            let due = Int(Double(now - publishStart) / interval)
-            for publisher in 0..<settings.publishers {
-                while sent[publisher] <= due {
-                    let intended = publishStart + UInt64(Double(sent[publisher]) * interval)
-                    publish(publisher, sequence: sent[publisher], intended: intended)
-                    sent[publisher] += 1
-                }
-            }
-        }
-        loop.schedule(after: 1_000, repeating: 1_000) { [self] in
-            guard measureStart != 0 || measuring else { return }
-            progress.say("sent \(sent.reduce(0, +)), acknowledged \(acknowledged), delivered \(checker.counts.delivered), p99 so far \(latency.percentile(99)) ms")
-        }
-    }
-
-    private func publish(_ publisher: Int, sequence: Int, intended: UInt64) {
-        let data: JSONValue = .object([
-            ("p", .number(String(publisher))), ("s", .number(String(sequence))), ("t", .number(String(intended))), ("x", .string(padding)),
-        ])
-        publishers[publisher].request("publish", [("channel", .string(room)), ("data", data)]) { [self] reply in
-            if reply["ok"]?.boolValue == true { acknowledged += 1 } else { failures.append("publish refused: \(JSONWriter.serialize(reply))") }
-        }
-    }
-
-    private func received(_ event: JSONValue, by subscriber: Int) {
-        guard event["event"]?.stringValue == "publication", let data = event["data"],
-              let publisher = data["p"]?.int64Value, let sequence = data["s"]?.int64Value,
-              let intendedText = data["t"], case .number(let digits) = intendedText, let intended = UInt64(digits)
-        else { return }
+    private func received(_ stamp: Stamp, by subscriber: Int) {
+        guard stamp.publisher < settings.publishers else { return }
         let now = MonotonicClock.nanoseconds()
-        checker.observe(receiver: subscriber, publisher: Int(publisher), sequence: Int(sequence))
-        if measuring, intended >= measureStart {
-            latency.record(microseconds: now > intended ? (now - intended) / 1000 : 0)
-            measuredDeliveries += 1
-        }
-    }
-
-    private func sample() -> (server: ProcessSample?, client: ProcessSample?) {
-        (settings.serverPID.flatMap { ProcessSample.read(pid: $0) }, ProcessSample.read(pid: getpid()))
-    }
-
-    private func fail(_ reason: String) {
-        failures.append(reason)
-        progress.say("error: \(reason)")
-        if failures.count == 1 && publishStart == 0 { finish() }
+        checker.observe(receiver: subscriber, publisher: stamp.publisher, sequence: stamp.sequence)
+        measurement.recordDelivery(intended: stamp.intended, at: now)
     }
 
     private func finish() {
-        let seconds = Double(measureEnd &- measureStart) / 1e9
         var counts = checker.counts
-        counts.missing = checker.missing(sentPerPublisher: sent)
-        func cpu(_ start: ProcessSample?, _ end: ProcessSample?) -> Double? {
-            guard let start, let end, seconds > 0 else { return nil }
-            return (end.cpuSeconds - start.cpuSeconds) / seconds * 100
-        }
-        let serverCPU = cpu(samplesAtStart.server, samplesAtEnd.server)
-        let deliveriesPerSecond = seconds > 0 ? Double(measuredDeliveries) / seconds : 0
-        result = ScenarioResult(
+        let schedule = self.schedule
+        counts.missing = checker.missing(sentPerPublisher: (0..<settings.publishers).map { schedule?.issued(stream: $0) ?? 0 })
+        result = measurement.result(
             scenario: "fanout",
             parameters: [
                 "subscribers": "\(settings.subscribers)", "publishers": "\(settings.publishers)", "rate": "\(settings.rate)",
-                "payload_bytes": "\(settings.payloadBytes)", "duration_s": "\(settings.durationSeconds)",
+                "payload_bytes": "\(settings.payloadBytes)", "duration_s": "\(settings.measurement.durationSeconds ?? 0)",
             ],
-            sent: sent.reduce(0, +), acknowledged: acknowledged, stream: counts, latency: latency.summary,
-            measuredSeconds: seconds, deliveriesPerSecond: deliveriesPerSecond,
-            serverCPUPercent: serverCPU, serverRSSKilobytes: samplesAtEnd.server?.rssKilobytes,
-            clientCPUPercent: cpu(samplesAtStart.client, samplesAtEnd.client),
-            deliveriesPerServerCPUSecond: serverCPU.map { $0 > 0 ? deliveriesPerSecond / ($0 / 100) : 0 },
-            errors: Array(failures.prefix(20)))
+            latencyMeaning: "publish → delivery, from the intended send time",
+            sent: sentTotal, acknowledged: acknowledged, stream: counts,
+            figures: ["publishes_per_second_asked": settings.rate * Double(settings.publishers)])
         for session in subscribers + publishers { session.close() }
+        admin?.close()
         loop.schedule(after: 500) { [loop] in loop.stop() }
     }
 }

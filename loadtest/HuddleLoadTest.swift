@@ -7,24 +7,38 @@ import HuddleIO
 struct HuddleLoadTest: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "huddle-loadtest",
-        abstract: "Measure what a Huddle server carries (see loadtest/README.md).",
-        subcommands: [Fanout.self, Login.self]
+        abstract: "Measure what a Huddle server (or any WebSocket server, in the raw modes) carries; see loadtest/README.md.",
+        subcommands: [
+            ConnectCommand.self, FanoutCommand.self, ChatCommand.self, MatchesCommand.self, LocationCommand.self,
+            ReconnectStormCommand.self, LoginCommand.self, EchoCommand.self, BroadcastCommand.self,
+        ]
     )
 }
 
 /// Options every scenario shares.
 struct CommonOptions: ParsableArguments {
-    @Option(help: "Server base URL (ws:// or wss://); the scenario adds /v1.") var url = "ws://127.0.0.1:8080"
+    @Option(help: "Server URL (ws:// or wss://). Huddle scenarios add /v1 when the path is missing; raw modes add /echo or /broadcast.")
+    var url = "ws://127.0.0.1:8080"
     @Option(help: "Seconds of warm-up before measuring.") var warmup: Double = 2
     @Option(help: "Seconds to measure.") var duration: Double = 10
+    @Option(help: "Longest wait, in seconds, for messages still under way after the measured window.") var drain: Double = 3
     @Option(help: "The server's pid: its CPU and memory are sampled from /proc.") var serverPid: Int32?
     @Option(help: "Write the result as JSON to this file.") var json: String?
+    @Option(help: "Write a self-contained HTML report with charts to this file.") var html: String?
     @Option(help: "CA file to trust for wss://.") var ca: String?
     @Flag(help: "Do not verify the server's certificate (self-signed test servers).") var insecure = false
     @Flag(help: "Do not offer permessage-deflate.") var noCompression = false
 
+    /// The Huddle protocol endpoint: `/v1` unless the URL names a path.
     func endpoint() throws -> ClientURL {
-        try ClientURL(url.hasSuffix("/v1") ? url : url + "/v1")
+        try rawEndpoint(defaultPath: "/v1")
+    }
+
+    /// The URL as given, or with `defaultPath` when it has none.
+    func rawEndpoint(defaultPath: String) throws -> ClientURL {
+        var parsed = try ClientURL(url)
+        if parsed.target == "/" { parsed.target = defaultPath }
+        return parsed
     }
 
     var connectionOptions: ClientConnectionOptions {
@@ -35,6 +49,15 @@ struct CommonOptions: ParsableArguments {
         return options
     }
 
+    var measurement: Measurement.Settings {
+        .init(warmupSeconds: warmup, durationSeconds: duration, drainSeconds: drain, serverPID: serverPid)
+    }
+
+    func validate() throws {
+        guard warmup >= 0, duration > 0, drain >= 0 else { throw ValidationError("--warmup and --drain must be ≥ 0 and --duration > 0") }
+        _ = try ClientURL(url)
+    }
+
     func report(_ result: ScenarioResult?) throws {
         guard let result else { throw ValidationError("the scenario produced no result") }
         print(result.table)
@@ -43,66 +66,35 @@ struct CommonOptions: ParsableArguments {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(result).write(to: URL(fileURLWithPath: json))
         }
+        if let html {
+            try Data(HTMLReport(result: result).render().utf8).write(to: URL(fileURLWithPath: html))
+        }
         if !result.isClean { throw ExitCode(2) }
     }
 }
 
-/// Runs `start` on a fresh event loop thread and waits until the scenario stops the loop.
-func runOnLoop(_ start: @escaping @Sendable (EventLoop) -> Void) throws {
+/// Runs a scenario on a fresh event-loop thread and waits until it stops the loop; one loop
+/// drives every connection of the run, and the other core stays free for a server on the same
+/// machine.
+func runScenario(_ makeScenario: @escaping @Sendable (EventLoop, Progress) -> any Scenario) throws -> ScenarioResult? {
+    MachineInfo.raiseOpenFilesLimit()
     let loop = try EventLoop(index: 0)
-    loop.execute { start(loop) }
+    let box = ScenarioBox()
+    loop.execute {
+        let scenario = makeScenario(loop, Progress())
+        box.scenario = scenario
+        scenario.start()
+    }
     let thread = try LoopThread.spawn(name: "loadtest-io") { loop.run() }
     thread.join()
-}
-
-struct Fanout: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "P publishers → one room with N subscribers at R messages/s each (open loop)."
-    )
-    @OptionGroup var common: CommonOptions
-    @Option(help: "Subscribers.") var subscribers = 1000
-    @Option(help: "Publishers.") var publishers = 1
-    @Option(help: "Messages per second per publisher.") var rate: Double = 100
-    @Option(help: "Bytes of padding in each message.") var payload = 32
-
-    func run() throws {
-        let settings = FanoutScenario.Settings(
-            url: try common.endpoint(), options: common.connectionOptions, subscribers: subscribers, publishers: publishers,
-            rate: rate, payloadBytes: payload, warmupSeconds: common.warmup, durationSeconds: common.duration, serverPID: common.serverPid)
-        let box = ScenarioBox()
-        try runOnLoop { loop in
-            let scenario = FanoutScenario(settings: settings, loop: loop, progress: Progress())
-            box.scenario = scenario
-            scenario.start()
-        }
-        try common.report(box.scenario?.result)
-    }
-}
-
-struct Login: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "The cost of a login: sign up once, then log in N times on fresh connections, one at a time."
-    )
-    @OptionGroup var common: CommonOptions
-    @Option(help: "Logins to time.") var count = 20
-
-    func run() throws {
-        let url = try common.endpoint()
-        let options = common.connectionOptions
-        let box = ScenarioBox()
-        let count = self.count
-        try runOnLoop { loop in
-            let scenario = LoginScenario(url: url, options: options, count: count, loop: loop, progress: Progress())
-            box.scenario = scenario
-            scenario.start()
-        }
-        try common.report(box.scenario?.result)
-    }
+    return box.scenario?.result
 }
 
 /// A scenario runs on its loop thread and leaves its result for the main thread, which reads
 /// it after joining that thread.
 protocol Scenario: AnyObject {
+    /// Starts the run on the loop thread; the scenario stops the loop when it is done.
+    func start()
     var result: ScenarioResult? { get }
 }
 

@@ -10,57 +10,69 @@ final class LoginScenario: Scenario {
     private let count: Int
     private let loop: EventLoop
     private let progress: Progress
-    private let name = "lt\(UInt32.random(in: 0...UInt32.max))"
-    private var latency = LatencyRecorder()
+    private let measurement: Measurement
+    private let users = LoadTestUsers()
     private var done = 0
-    private var errors: [String] = []
-    private var sessions: [ProtocolSession] = []
+    private var sessions: [HarnessSession] = []
     private(set) var result: ScenarioResult?
 
-    init(url: ClientURL, options: ClientConnectionOptions, count: Int, loop: EventLoop, progress: Progress) {
+    init(url: ClientURL, options: ClientConnectionOptions, count: Int, serverPID: Int32?, loop: EventLoop, progress: Progress) {
         self.url = url
         self.options = options
         self.count = count
         self.loop = loop
         self.progress = progress
+        measurement = Measurement(
+            loop: loop, progress: progress,
+            settings: .init(warmupSeconds: 0, durationSeconds: nil, drainSeconds: 0, serverPID: serverPID))
     }
 
     func start() {
-        let session = ProtocolSession(url: url, loop: loop, options: options)
+        measurement.onDone = { [self] in finish() }
+        let name = users.username(0)
+        let session = HarnessSession(url: url, loop: loop, options: options)
         sessions.append(session)
         session.onOpen = { [self] in
-            session.request("signup", [("username", .string(name)), ("email", .string("\(name)@loadtest.invalid")), ("password", .string("loadtest-\(name)"))]) { [self] reply in
-                guard reply["ok"]?.boolValue == true else { return finish(error: "signup failed: \(JSONWriter.serialize(reply))") }
+            users.signUp(name, on: session) { [self] outcome in
+                if case .failure(let failure) = outcome { return measurement.abort(failure.description) }
                 progress.say("signed up \(name); timing \(count) logins")
-                nextLogin()
+                measurement.begin(onMeasureEnd: {}, isDrained: { true })
+                nextLogin(name)
             }
+        }
+        session.onClose = { [self] code, reason in
+            if measurement.phase == .setup { measurement.abort("connection closed before the signup: \(code?.rawValue ?? 0) \(reason)") }
         }
         session.connect()
     }
 
-    private func nextLogin() {
-        guard done < count else { return finish(error: nil) }
-        let session = ProtocolSession(url: url, loop: loop, options: options)
+    private func nextLogin(_ name: String) {
+        guard done < count else { return measurement.endMeasuring() }
+        let session = HarnessSession(url: url, loop: loop, options: options)
         sessions.append(session)
         session.onOpen = { [self] in
             let started = MonotonicClock.nanoseconds()
-            session.request("login", [("login", .string(name)), ("password", .string("loadtest-\(name)"))]) { [self] reply in
-                latency.record(microseconds: (MonotonicClock.nanoseconds() - started) / 1000)
-                guard reply["ok"]?.boolValue == true else { return finish(error: "login failed: \(JSONWriter.serialize(reply))") }
+            measurement.recordSent()
+            session.request("login", [("login", .string(name)), ("password", .string(users.password(name)))]) { [self] reply in
+                measurement.recordDelivery(intended: started)
+                guard reply["ok"]?.boolValue == true else { return measurement.abort("login failed: \(JSONWriter.serialize(reply))") }
                 done += 1
                 session.close()
-                nextLogin()
+                nextLogin(name)
             }
+        }
+        session.onClose = { [self] code, reason in
+            if code == nil { measurement.abort("login connection failed: \(reason)") }
         }
         session.connect()
     }
 
-    private func finish(error: String?) {
-        if let error { errors.append(error) }
-        result = ScenarioResult(
-            scenario: "login", parameters: ["count": "\(count)"], sent: done, acknowledged: done, stream: .init(),
-            latency: latency.summary, measuredSeconds: 0, deliveriesPerSecond: 0, serverCPUPercent: nil, serverRSSKilobytes: nil,
-            clientCPUPercent: nil, deliveriesPerServerCPUSecond: nil, errors: errors)
+    private func finish() {
+        result = measurement.result(
+            scenario: "login", parameters: ["count": "\(count)"], latencyMeaning: "login request → reply",
+            sent: done, acknowledged: done, stream: .init(delivered: done),
+            figures: ["logins_per_second": measurement.measuredSeconds > 0 ? Double(done) / measurement.measuredSeconds : 0],
+            sentLabel: "logins", deliveredLabel: "answered")
         for session in sessions { session.close() }
         loop.schedule(after: 300) { [loop] in loop.stop() }
     }

@@ -1,34 +1,73 @@
-import Foundation
-
-/// What one scenario run measured: written as a table for people and as JSON for tools.
+/// What one scenario run measured: written as a table for people, as JSON for tools and as an
+/// HTML report with charts.
 struct ScenarioResult: Codable, Sendable {
     var scenario: String
     var parameters: [String: String]
+    /// The harness's command line, so a figure can be reproduced.
+    var command: String
+    /// UTC, ISO 8601.
+    var startedAt: String
+    var machine: MachineInfo
+    /// What `latency` times, e.g. "publish → delivery, from the intended send time".
+    var latencyMeaning: String
     var sent: Int
     var acknowledged: Int
+    /// What `sent` and `delivered` count in this scenario ("sent"/"delivered", or
+    /// "attempted"/"opened" for connections), for the report's charts.
+    var sentLabel: String
+    var deliveredLabel: String
     var stream: StreamChecker.Counts
+    /// Over the measured window (warm-up and drain left out).
     var latency: LatencySummary
+    /// The whole distribution behind `latency`.
+    var latencyPercentiles: [PercentilePoint]
     var measuredSeconds: Double
     var deliveriesPerSecond: Double
     var serverCPUPercent: Double?
     var serverRSSKilobytes: Int?
     var clientCPUPercent: Double?
     var deliveriesPerServerCPUSecond: Double?
+    /// Figures particular to the scenario (`connections_per_second`, `recovered_true`, …).
+    var figures: [String: Double]
+    /// Failures counted by reason (refused connections, refused publishes, closes).
+    var failures: [String: Int]
+    /// Other timed things of the scenario (`connect`, `reconnect`), in milliseconds.
+    var otherLatencies: [String: LatencySummary]
+    /// One sample per second of the whole run, set-up included.
+    var series: [SecondSample]
+    /// The measured window, in seconds since the run started (the time axis of `series`).
+    var measureFrom: Double
+    var measureTo: Double
     var errors: [String]
 
     var table: String {
-        func format(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "n/a" }
         var lines = ["scenario \(scenario): " + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")]
-        lines.append("  sent \(sent), acknowledged \(acknowledged), delivered \(stream.delivered)")
+        lines.append("  \(sentLabel) \(sent), acknowledged \(acknowledged), \(deliveredLabel) \(stream.delivered)")
         lines.append("  gaps \(stream.gaps), missing \(stream.missing), duplicates \(stream.duplicates), reordered \(stream.reordered)")
-        lines.append("  deliveries/s \(format(deliveriesPerSecond)) over \(format(measuredSeconds)) s")
-        lines.append("  latency ms: p50 \(latency.p50) p90 \(latency.p90) p99 \(latency.p99) p99.9 \(latency.p999) max \(latency.max) (n=\(latency.count))")
-        lines.append("  server CPU \(format(serverCPUPercent))%, RSS \(serverRSSKilobytes.map { "\($0) KiB" } ?? "n/a"), deliveries per server CPU-s \(format(deliveriesPerServerCPUSecond))")
-        lines.append("  load generator CPU \(format(clientCPUPercent))%")
+        lines.append("  \(deliveredLabel)/s \(formatted(deliveriesPerSecond)) over \(formatted(measuredSeconds)) s")
+        lines.append("  latency ms (\(latencyMeaning)): \(Self.describe(latency))")
+        for (name, summary) in otherLatencies.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(name) ms: \(Self.describe(summary))")
+        }
+        for (name, value) in figures.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(name): \(value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : formatted(value, decimals: 2))")
+        }
+        for (reason, count) in failures.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+            lines.append("  failed \(count)×: \(reason)")
+        }
+        lines.append("  server CPU \(formatted(serverCPUPercent))%, RSS \(serverRSSKilobytes.map { "\($0) KiB" } ?? "n/a"), \(deliveredLabel) per server CPU-s \(formatted(deliveriesPerServerCPUSecond))")
+        lines.append("  load generator CPU \(formatted(clientCPUPercent))%")
+        lines.append("  machine: \(machine.summary)")
         for error in errors { lines.append("  error: \(error)") }
         return lines.joined(separator: "\n")
     }
 
+    static func describe(_ summary: LatencySummary) -> String {
+        "p50 \(summary.p50) p90 \(summary.p90) p99 \(summary.p99) p99.9 \(summary.p999) max \(summary.max) (n=\(summary.count))"
+    }
+
+    /// Nothing lost, duplicated, reordered or refused. Failures are counted by reason and do not
+    /// by themselves make a run unclean (a `connect` run past the server's limits is expected
+    /// to see refusals); a scenario that cannot tolerate one reports it as an error.
     var isClean: Bool { errors.isEmpty && stream.gaps == 0 && stream.missing == 0 && stream.duplicates == 0 && stream.reordered == 0 }
 }
-

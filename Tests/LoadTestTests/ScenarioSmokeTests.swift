@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+@testable import huddle_loadtest
+
+/// Runs the harness binary for a couple of seconds per scenario against a real server and reads
+/// its JSON result back. Serialized: each run drives a server, and the machine has two cores.
+@Suite(.serialized) struct ScenarioSmokeTests {
+    /// Runs `huddle-loadtest ARGUMENTS --json … --html …` and returns its exit status, result and report.
+    private func harness(_ arguments: [String], timeout: Double = 90) async throws -> (status: Int32, result: ScenarioResult, html: String) {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("loadtest-\(UUID().uuidString)")
+        defer {
+            try? FileManager.default.removeItem(at: base.appendingPathExtension("json"))
+            try? FileManager.default.removeItem(at: base.appendingPathExtension("html"))
+        }
+        let run = try ChildProcess(
+            ChildProcess.products.appendingPathComponent("huddle-loadtest"),
+            arguments + ["--json", base.appendingPathExtension("json").path, "--html", base.appendingPathExtension("html").path])
+        let status = try await run.exitStatus(timeout: timeout)
+        let data: Data
+        do {
+            data = try Data(contentsOf: base.appendingPathExtension("json"))
+        } catch {
+            throw ChildProcessFailure("no JSON result (exit \(status)); output:\n\(run.text)")
+        }
+        let result = try JSONDecoder().decode(ScenarioResult.self, from: data)
+        let html = try String(contentsOf: base.appendingPathExtension("html"), encoding: .utf8)
+        return (status, result, html)
+    }
+
+    private func expectClean(_ run: (status: Int32, result: ScenarioResult, html: String), sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(run.status == 0, "\(run.result.table)", sourceLocation: sourceLocation)
+        #expect(run.result.isClean, "\(run.result.table)", sourceLocation: sourceLocation)
+        #expect(!run.result.series.isEmpty, sourceLocation: sourceLocation)
+        #expect(run.result.measuredSeconds > 0, sourceLocation: sourceLocation)
+        #expect(run.html.contains("<svg"), sourceLocation: sourceLocation)
+    }
+
+    private let short = ["--warmup", "0.5", "--duration", "1.5", "--drain", "3"]
+
+    @Test func catchesAnInjectedGapDuplicateAndReorderingEndToEnd() async throws {
+        let server = try await startFaultyBroadcastServer()
+        let subscribers = 3
+        let run = try await harness(["broadcast", "--url", server.url, "--subscribers", "\(subscribers)", "--rate", "40"] + short)
+        let stream = run.result.stream
+        #expect(run.status == 2)  // not clean
+        #expect(run.result.sent > 17)
+        // Two gaps each: number 5 (never filled: missing) and number 15 (filled late: reordered).
+        #expect(stream.gaps == 2 * subscribers)
+        #expect(stream.missing == subscribers)
+        #expect(stream.duplicates == subscribers)
+        #expect(stream.reordered == subscribers)
+        #expect(stream.delivered == run.result.sent * subscribers)  // one lost, one extra, per subscriber
+        #expect(run.html.contains("not clean"))
+    }
+
+    @Test func echo() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(["echo", "--url", server.url, "--connections", "10", "--window", "2", "--server-pid", "\(server.process.pid)"] + short)
+        expectClean(run)
+        #expect(run.result.stream.delivered == run.result.sent)
+        #expect(run.result.figures["round_trips_per_second", default: 0] > 0)
+        #expect(run.result.serverCPUPercent != nil)
+    }
+
+    @Test func broadcast() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(["broadcast", "--url", server.url, "--subscribers", "20", "--publishers", "2", "--rate", "50"] + short)
+        expectClean(run)
+        #expect(run.result.stream.delivered == run.result.sent * 20)
+    }
+
+    @Test func connect() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(["connect", "--url", server.url, "--connections", "60", "--rate", "200", "--hold", "0.5", "--server-pid", "\(server.process.pid)"])
+        expectClean(run)
+        #expect(run.result.figures["connections_opened"] == 60)
+        #expect(run.result.figures["server_bytes_per_connection"] != nil)
+        #expect(run.result.latency.count == 60)
+    }
+
+    @Test func fanout() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(["fanout", "--url", server.url, "--subscribers", "10", "--rate", "40"] + short)
+        expectClean(run)
+        #expect(run.result.stream.delivered == run.result.sent * 10)
+    }
+
+    @Test func chat() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(["chat", "--url", server.url, "--users", "10", "--rate", "5"] + short)
+        expectClean(run)
+        #expect(run.result.stream.delivered == run.result.sent)  // each message reaches the partner once
+        #expect(run.result.acknowledged == run.result.sent)
+    }
+
+    @Test func reconnectStorm() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness([
+            "reconnect-storm", "--url", server.url, "--subscribers", "20", "--rooms", "2", "--rate", "20", "--drop-after", "0.5",
+            "--drop-fraction", "0.5", "--warmup", "0.5", "--duration", "2",
+        ])
+        expectClean(run)
+        #expect(run.result.figures["dropped"] == 10)
+        #expect(run.result.figures["reconnected"] == 10)
+        #expect(run.result.figures["recovered_true"] == 10)
+        #expect(run.result.otherLatencies.values.contains { $0.count == 10 })  // one reconnect time each
+        #expect(run.result.stream.delivered == run.result.sent * 10)  // 20 subscribers, 2 rooms
+    }
+
+    @Test func matches() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(["matches", "--url", server.url, "--users", "12", "--friends", "4", "--rate", "2"] + short)
+        expectClean(run)
+        #expect(run.result.figures["matches", default: 0] > 0)
+        #expect(run.result.figures["matches_ended"] == run.result.figures["matches"])
+        #expect(run.result.stream.delivered == 4 * Int(run.result.figures["matches", default: 0]))  // both sides, start and end
+    }
+
+    @Test func location() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(["location", "--url", server.url, "--users", "12", "--followers", "3", "--rate", "2"] + short)
+        expectClean(run)
+        let changes = Int(run.result.figures["place_changes", default: 0])
+        #expect(changes >= 12)  // at least everyone's first fix (home)
+        #expect(run.result.stream.delivered == 3 * changes)
+    }
+
+    @Test func login() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(["login", "--url", server.url, "--count", "3"])
+        expectClean(run)
+        #expect(run.result.latency.count == 3)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+
+/// A program the tests start — a Huddle server, a stand-in server, the harness itself — with its
+/// output collected, and killed when the test lets go of it. Waiting is polling with
+/// `Task.sleep`, never `waitUntilExit` (which spins a run loop on a cooperative thread).
+final class ChildProcess: @unchecked Sendable {
+    let process = Process()
+    private let output = Mutex("")
+
+    init(_ executable: URL, _ arguments: [String]) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            output.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var text: String { output.withLock { $0 } }
+
+    /// The build products directory, where `swift build` put `huddle` and `huddle-loadtest`
+    /// next to the test bundle.
+    static var products: URL {
+        URL(fileURLWithPath: try! FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).deletingLastPathComponent()
+    }
+
+    /// Waits until the output contains `needle`, and returns what follows it up to the end of that line.
+    func waitFor(_ needle: String, timeout: Double) async throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let text = self.text
+            if let range = text.range(of: needle) {
+                return String(text[range.upperBound...].prefix { $0 != "\n" })
+            }
+            guard Date() < deadline, process.isRunning else {
+                throw ChildProcessFailure("\(process.executableURL?.lastPathComponent ?? "?") never printed \"\(needle)\"; output:\n\(text)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Waits for the exit and returns the status.
+    func exitStatus(timeout: Double) async throws -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning {
+            guard Date() < deadline else {
+                kill(process.processIdentifier, SIGKILL)
+                throw ChildProcessFailure("\(process.executableURL?.lastPathComponent ?? "?") still running after \(timeout) s; output:\n\(text)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+}
+
+struct ChildProcessFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

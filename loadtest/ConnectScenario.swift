@@ -1,0 +1,222 @@
+import Glibc
+import HuddleClient
+import HuddleIO
+import HuddleProtocol
+import HuddleWebSocket
+
+/// `connect`: ramp to N connections at C new connections per second (open loop: attempts
+/// start on schedule however slowly the server accepts), hold them, and report what it took:
+/// connections per second, connect time (to the `session` event on `/v1`, which includes the
+/// token check; to the 101 on a raw URL), failures by reason, and — with the server's pid —
+/// the server's memory per connection.
+final class ConnectScenario: Scenario {
+    struct Settings: Sendable {
+        var url: ClientURL
+        var options: ClientConnectionOptions
+        var connections: Int
+        /// New connections per second.
+        var rate: Double
+        /// Seconds to hold every connection open once the ramp is over.
+        var holdSeconds: Double
+        /// Any WebSocket server: no sign-up, no token, no `session` event awaited.
+        var raw: Bool
+        var serverPID: Int32?
+    }
+
+    private let settings: Settings
+    private let loop: EventLoop
+    private let progress: Progress
+    private let measurement: Measurement
+    private let users = LoadTestUsers()
+    private var admin: HarnessSession?
+    private var token = ""
+    private var connections: [RawConnection] = []
+    private var schedule: OpenLoopSchedule?
+    private var rampTimer: Int?
+    private var opened = 0
+    private var failed = 0
+    private var lostWhileHeld = 0
+    private var lastOpen: UInt64 = 0
+    private var rampStart: UInt64 = 0
+    private var rssBefore: Int?
+    private var rssAfter: Int?
+    private(set) var result: ScenarioResult?
+
+    init(settings: Settings, loop: EventLoop, progress: Progress) {
+        self.settings = settings
+        self.loop = loop
+        self.progress = progress
+        measurement = Measurement(
+            loop: loop, progress: progress,
+            settings: .init(warmupSeconds: 0, durationSeconds: nil, drainSeconds: 0, serverPID: settings.serverPID))
+    }
+
+    func start() {
+        measurement.onDone = { [self] in finish() }
+        warnAboutLimits()
+        guard !settings.raw else { return ramp() }
+        let admin = HarnessSession(url: settings.url, loop: loop, options: settings.options)
+        self.admin = admin
+        admin.onOpen = { [self] in
+            users.signUp(users.username(0), on: admin) { [self] outcome in
+                switch outcome {
+                case .success(let token):
+                    self.token = token
+                    admin.close()
+                    // Let the server settle after the sign-up before taking the baseline.
+                    loop.schedule(after: 500) { [self] in ramp() }
+                case .failure(let failure):
+                    measurement.abort(failure.description)
+                }
+            }
+        }
+        admin.onClose = { [self] code, reason in
+            if token.isEmpty { measurement.abort("admin connection closed: \(code?.rawValue ?? 0) \(reason)") }
+        }
+        admin.connect()
+    }
+
+    /// Descriptors and ephemeral ports bound a run long before the server does: say so up front.
+    private func warnAboutLimits() {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        if Int(limit.rlim_cur) < settings.connections + 64 {
+            progress.say("warning: ulimit -n is \(limit.rlim_cur); \(settings.connections) connections need more (raise the hard limit)")
+        }
+        if let serverPID = settings.serverPID, let serverLimit = MachineInfo.openFilesLimit(ofProcess: serverPID), serverLimit < settings.connections + 64 {
+            progress.say("warning: the server's ulimit -n is \(serverLimit): it will refuse connections beyond that")
+        }
+        if let range = ProcFile.read("/proc/sys/net/ipv4/ip_local_port_range") {
+            let bounds = range.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
+            if bounds.count == 2, bounds[1] - bounds[0] + 1 < settings.connections {
+                progress.say("warning: only \(bounds[1] - bounds[0] + 1) ephemeral ports toward one server address (ip_local_port_range)")
+            }
+        }
+    }
+
+    private func connectionOptions() -> ClientConnectionOptions {
+        var options = settings.options
+        if !settings.raw {
+            options.subprotocols = ["huddle.v1"]
+            options.headers.append(("Authorization", "Bearer \(token)"))
+        }
+        return options
+    }
+
+    private func ramp() {
+        rssBefore = settings.serverPID.flatMap(ProcessSample.read(pid:))?.rssKilobytes
+        progress.say("ramping to \(settings.connections) connections at \(settings.rate)/s")
+        measurement.progressDetail = { [self] in "opened \(grouped(opened)), failed \(grouped(failed)) of \(grouped(settings.connections))" }
+        measurement.begin(onMeasureEnd: {}, isDrained: { true })
+        // After `begin`: the window starts now, and the first attempt is due at its start.
+        rampStart = MonotonicClock.nanoseconds()
+        schedule = OpenLoopSchedule(streams: 1, ratePerStream: settings.rate, start: rampStart)
+        let options = connectionOptions()
+        rampTimer = loop.schedule(after: 1, repeating: 1) { [self] in
+            guard var schedule else { return }
+            let due = schedule.due(at: MonotonicClock.nanoseconds())
+            self.schedule = schedule
+            for message in due where connections.count < settings.connections {
+                open(index: connections.count, intended: message.intended, options: options)
+            }
+            if connections.count >= settings.connections, let rampTimer {
+                loop.cancelTimer(rampTimer)
+                self.rampTimer = nil
+            }
+        }
+    }
+
+    private func open(index: Int, intended: UInt64, options: ClientConnectionOptions) {
+        let connection = RawConnection(url: settings.url, loop: loop, options: options)
+        connections.append(connection)
+        measurement.recordSent()
+        var isOpen = false
+        var settled = false
+        let succeed = { [self] in
+            guard !settled else { return }
+            settled = true
+            opened += 1
+            lastOpen = MonotonicClock.nanoseconds()
+            measurement.recordDelivery(intended: intended, at: lastOpen)
+            attemptSettled()
+        }
+        let failAttempt = { [self] (reason: String) in
+            guard !settled else { return }
+            settled = true
+            failed += 1
+            measurement.recordFailure(reason)
+            attemptSettled()
+        }
+        connection.onOpen = { [self] in
+            isOpen = true
+            measurement.connections += 1
+            if settings.raw { succeed() }
+        }
+        connection.onText = { text in
+            guard !settled, let event = try? JSONParser.parse(text, maxDepth: 16) else { return }
+            switch event["event"]?.stringValue {
+            case "session": succeed()
+            case "auth_failed": failAttempt("auth_failed: \(event["error"]?["code"]?.stringValue ?? "?")")
+            default: break
+            }
+        }
+        connection.onClose = { [self] code, reason in
+            if isOpen { measurement.connections -= 1 }
+            if !settled {
+                failAttempt(Self.reasonKey(code: code, reason: reason))
+            } else if measurement.phase != .done {
+                lostWhileHeld += 1
+                measurement.recordFailure("closed while held: " + Self.reasonKey(code: code, reason: reason))
+            }
+        }
+        connection.connect()
+    }
+
+    /// Close reasons carry addresses and timings; keep the words so equal failures count together.
+    static func reasonKey(code: WebSocketCloseCode?, reason: String) -> String {
+        let prefix = code.map { "close \($0.rawValue): " } ?? ""
+        return prefix + String(reason.prefix(120))
+    }
+
+    private func attemptSettled() {
+        guard opened + failed == settings.connections else { return }
+        let seconds = Double(lastOpen > rampStart ? lastOpen - rampStart : 0) / 1e9
+        progress.say("\(opened) open, \(failed) failed after \(formatted(seconds, decimals: 2)) s; holding for \(formatted(settings.holdSeconds)) s")
+        loop.schedule(after: Int64(settings.holdSeconds * 1000)) { [self] in
+            rssAfter = settings.serverPID.flatMap(ProcessSample.read(pid:))?.rssKilobytes
+            measurement.endMeasuring()
+        }
+    }
+
+    private func finish() {
+        let rampSeconds = Double(lastOpen > rampStart ? lastOpen - rampStart : 0) / 1e9
+        var figures: [String: Double] = [
+            "connections_opened": Double(opened), "connections_failed": Double(failed),
+            "connections_per_second": rampSeconds > 0 ? Double(opened) / rampSeconds : 0,
+            "ramp_seconds": rampSeconds, "lost_while_held": Double(lostWhileHeld),
+        ]
+        if let before = rssBefore, let after = rssAfter {
+            figures["server_rss_before_kib"] = Double(before)
+            figures["server_rss_held_kib"] = Double(after)
+            let held = opened - lostWhileHeld
+            if held > 0 { figures["server_bytes_per_connection"] = (Double(after - before) * 1024 / Double(held)).rounded() }
+        }
+        result = measurement.result(
+            scenario: "connect",
+            parameters: [
+                "url": settings.url.description, "connections": "\(settings.connections)", "rate": "\(settings.rate)",
+                "hold_s": "\(settings.holdSeconds)", "raw": "\(settings.raw)",
+            ],
+            latencyMeaning: settings.raw ? "connect → WebSocket open" : "connect → session event (TCP, upgrade, token check)",
+            sent: connections.count, acknowledged: opened, stream: .init(delivered: opened), figures: figures,
+            sentLabel: "attempted", deliveredLabel: "opened")
+        if opened < settings.connections {
+            result?.errors.append("\(settings.connections - opened) of \(settings.connections) connections did not open (see failures)")
+        }
+        if lostWhileHeld > 0 {
+            result?.errors.append("\(lostWhileHeld) connections were closed while held (see failures)")
+        }
+        for connection in connections { connection.close() }
+        loop.schedule(after: 1_000) { [loop] in loop.stop() }
+    }
+}

@@ -1,0 +1,354 @@
+import HuddleClient
+import HuddleIO
+import HuddleProtocol
+
+/// `reconnect-storm`: N subscribers spread over K rooms, each room with P publishers sending R
+/// messages/s (open loop). T seconds into the measured window a fraction F of the subscribers
+/// lose their connection at once (aborted on the client side: no close handshake, as when a
+/// phone changes network). Each reconnects at once, authenticates with its token (header) and
+/// subscribes again with `since` set to the last position it saw. The recovered publications
+/// and the live ones after them must together be every message exactly once and in order.
+/// Reported: reconnect time (drop → subscribe reply), how many recoveries the server could
+/// answer (`recovered: true`) and how many it could not.
+final class ReconnectStormScenario: Scenario {
+    struct Settings: Sendable {
+        var url: ClientURL
+        var options: ClientConnectionOptions
+        var subscribers: Int
+        var rooms: Int
+        var publishersPerRoom: Int
+        /// Messages per second per publisher.
+        var rate: Double
+        /// Seconds into the measured window when the connections drop.
+        var dropAfterSeconds: Double
+        /// Fraction of the subscribers dropped, 0–1.
+        var dropFraction: Double
+        var payloadBytes: Int
+        var measurement: Measurement.Settings
+        var connectConcurrency = 200
+        /// Connection attempts per reconnect before giving up (refused or timed out ones are
+        /// retried after 200 ms × attempt).
+        var reconnectAttempts = 5
+    }
+
+    /// The last publication a subscriber processed: what it resumes from.
+    private struct Position {
+        var epoch = ""
+        var offset: UInt64 = 0
+    }
+
+    private let settings: Settings
+    private let loop: EventLoop
+    private let progress: Progress
+    private let measurement: Measurement
+    private let users = LoadTestUsers()
+    private let roomPrefix = "room:lt\(String(UInt32.random(in: 0...UInt32.max), radix: 16))-"
+    private var token = ""
+    private var admin: HarnessSession?
+    private var subscribers: [HarnessSession] = []
+    private var positions: [Position]
+    /// When each subscriber was dropped, while its reconnect is under way (0 otherwise).
+    private var droppedAt: [UInt64]
+    /// Set just before the harness aborts a subscriber's connection, so its close is known
+    /// for the drop it is.
+    private var aborted: [Bool]
+    private var publishers: [HarnessSession] = []
+    private var checker: StreamChecker
+    private var schedule: OpenLoopSchedule?
+    private var sendTimer: Int?
+    private var setup: SetupQueue?
+    private var acknowledged = 0
+    private var reconnectTime = LatencyRecorder()
+    private var recoveredDelay = LatencyRecorder()
+    private var dropped = 0
+    private var reconnecting = 0
+    private var reconnected = 0
+    private var reconnectFailed = 0
+    private var recoveredTrue = 0
+    private var recoveredFalse = 0
+    private var recoveredPublications = 0
+    private let padding: String
+    private(set) var result: ScenarioResult?
+
+    init(settings: Settings, loop: EventLoop, progress: Progress) {
+        self.settings = settings
+        self.loop = loop
+        self.progress = progress
+        measurement = Measurement(loop: loop, progress: progress, settings: settings.measurement)
+        positions = Array(repeating: Position(), count: settings.subscribers)
+        droppedAt = Array(repeating: 0, count: settings.subscribers)
+        aborted = Array(repeating: false, count: settings.subscribers)
+        // Stream s × P + p: what subscriber s hears from publisher p of its room.
+        checker = StreamChecker(streams: settings.subscribers * settings.publishersPerRoom)
+        padding = String(repeating: "x", count: max(0, settings.payloadBytes))
+    }
+
+    private func room(ofSubscriber subscriber: Int) -> Int { subscriber % settings.rooms }
+    private func roomName(_ room: Int) -> String { roomPrefix + String(room) }
+
+    func start() {
+        measurement.onDone = { [self] in finish() }
+        let admin = HarnessSession(url: settings.url, loop: loop, options: settings.options)
+        self.admin = admin
+        admin.onOpen = { [self] in
+            users.signUp(users.username(0), on: admin) { [self] outcome in
+                switch outcome {
+                case .success(let token):
+                    self.token = token
+                    progress.say("signed up \(users.username(0)); subscribing \(settings.subscribers) connections to \(settings.rooms) rooms")
+                    openSubscribers()
+                case .failure(let failure):
+                    measurement.abort(failure.description)
+                }
+            }
+        }
+        admin.onClose = { [self] code, reason in
+            if token.isEmpty { measurement.abort("admin connection closed: \(code?.rawValue ?? 0) \(reason)") }
+        }
+        admin.connect()
+    }
+
+    private func authenticatedOptions() -> ClientConnectionOptions {
+        var options = settings.options
+        options.headers.append(("Authorization", "Bearer \(token)"))
+        return options
+    }
+
+    // MARK: Set-up
+
+    private func openSubscribers() {
+        let queue = SetupQueue(count: settings.subscribers, concurrency: settings.connectConcurrency, step: { [self] index, done in
+            subscribers.append(connectSubscriber(index, attempt: 1, done: done))
+        }, completion: { [self] failed in
+            if failed > 0 { return measurement.abort("\(failed) of \(settings.subscribers) subscribers could not subscribe") }
+            openPublishers()
+        })
+        setup = queue
+        queue.run()
+    }
+
+    private func openPublishers() {
+        let count = settings.rooms * settings.publishersPerRoom
+        progress.say("\(settings.subscribers) subscribed; opening \(count) publishers")
+        let queue = SetupQueue(count: count, concurrency: settings.connectConcurrency, step: { [self] index, done in
+            let session = HarnessSession(url: settings.url, loop: loop, options: authenticatedOptions())
+            publishers.append(session)
+            session.onOpen = { [self] in
+                measurement.connections += 1
+                done(true)
+            }
+            session.onClose = { [self] code, reason in
+                if code != nil { measurement.connections -= 1 }
+                if measurement.phase != .done { measurement.error("publisher \(index) closed: \(code?.rawValue ?? 0) \(reason)") }
+                done(false)
+            }
+            session.connect()
+        }, completion: { [self] failed in
+            if failed > 0 { return measurement.abort("\(failed) of \(count) publishers could not connect") }
+            startPublishing()
+        })
+        setup = queue
+        queue.run()
+    }
+
+    /// Opens subscriber `index`'s connection and subscribes it — from its last position when it
+    /// had one (a reconnect). `done` reports the outcome of a first subscription.
+    private func connectSubscriber(_ index: Int, attempt: Int, done: ((Bool) -> Void)?) -> HarnessSession {
+        let session = HarnessSession(url: settings.url, loop: loop, options: authenticatedOptions())
+        var opened = false
+        session.onOpen = { [self] in
+            opened = true
+            measurement.connections += 1
+            var fields: [(String, JSONValue)] = [("channel", .string(roomName(room(ofSubscriber: index))))]
+            let resuming = droppedAt[index] != 0
+            if resuming {
+                fields.append(("since", .object([("epoch", .string(positions[index].epoch)), ("offset", .integer(positions[index].offset))])))
+            }
+            session.request("subscribe", fields) { [self] reply in
+                guard reply["ok"]?.boolValue == true, let result = reply["result"] else {
+                    measurement.error("subscriber \(index): subscribe refused: \(JSONWriter.serialize(reply))")
+                    if resuming { reconnectEnded(index, success: false) }
+                    done?(false)
+                    return
+                }
+                if resuming {
+                    resumed(index, result)
+                } else {
+                    positions[index] = Position(epoch: result["epoch"]?.stringValue ?? "", offset: result["offset"]?.uint64Value ?? 0)
+                }
+                done?(true)
+            }
+        }
+        session.onPublication = { [self] publication in
+            positions[index].epoch = publication.epoch
+            observe(publication.stamp, offset: publication.offset, by: index, live: true, now: MonotonicClock.nanoseconds())
+        }
+        session.onClose = { [self] code, reason in
+            if opened { measurement.connections -= 1 }
+            if measurement.phase == .done { return }
+            if aborted[index] && subscribers[index] === session {
+                // This is the drop (the old connection aborted): reconnect at once.
+                aborted[index] = false
+                reconnect(index, attempt: 1)
+            } else if droppedAt[index] != 0 && subscribers[index] === session {
+                // The reconnect itself failed: retry a few times, as a client would.
+                retry(index, after: attempt, reason: "\(code.map { "close \($0.rawValue): " } ?? "")\(reason)")
+            } else {
+                measurement.error("subscriber \(index) closed: \(code.map { "\($0.rawValue)" } ?? "never opened") \(reason)")
+                done?(false)
+            }
+        }
+        session.connect()
+        return session
+    }
+
+    // MARK: Traffic
+
+    private func startPublishing() {
+        let publishers = settings.rooms * settings.publishersPerRoom
+        progress.say("\(publishers) publishers at \(settings.rate) messages/s each; dropping \(formatted(settings.dropFraction * 100, decimals: 0)) % of the subscribers \(formatted(settings.dropAfterSeconds)) s into the window")
+        schedule = OpenLoopSchedule(streams: publishers, ratePerStream: settings.rate, start: MonotonicClock.nanoseconds())
+        sendTimer = loop.schedule(after: 1, repeating: 1) { [self] in sendDue() }
+        measurement.progressDetail = { [self] in
+            dropped == 0 ? "none dropped yet" : "reconnected \(grouped(reconnected)) of \(grouped(dropped)) (recovered true \(grouped(recoveredTrue)), false \(grouped(recoveredFalse)))"
+        }
+        measurement.begin(
+            onMeasureStart: { [self] in
+                loop.schedule(after: Int64(settings.dropAfterSeconds * 1000)) { [self] in drop() }
+            },
+            onMeasureEnd: { [self] in
+                if let sendTimer { loop.cancelTimer(sendTimer) }
+            },
+            isDrained: { [self] in reconnecting == 0 && checker.counts.delivered >= expectedDeliveries && acknowledged >= sentTotal })
+    }
+
+    private var sentTotal: Int { schedule?.issued ?? 0 }
+
+    private var expectedDeliveries: Int {
+        (0..<settings.subscribers * settings.publishersPerRoom).reduce(0) { $0 + expected(stream: $1) }
+    }
+
+    /// How many messages stream `stream` should carry: what its publisher sent.
+    private func expected(stream: Int) -> Int {
+        let subscriber = stream / settings.publishersPerRoom, publisher = stream % settings.publishersPerRoom
+        return schedule?.issued(stream: room(ofSubscriber: subscriber) * settings.publishersPerRoom + publisher) ?? 0
+    }
+
+    private func sendDue() {
+        guard var schedule else { return }
+        let due = schedule.due(at: MonotonicClock.nanoseconds())
+        self.schedule = schedule
+        for message in due {
+            let stamp = Stamp(publisher: message.stream, sequence: message.sequence, intended: message.intended)
+            let room = roomName(message.stream / settings.publishersPerRoom)
+            let sent = publishers[message.stream].request("publish", [("channel", .string(room)), ("data", stamp.json(padding: padding))]) { [self] reply in
+                if reply["ok"]?.boolValue == true { acknowledged += 1 } else { measurement.error("publish refused: \(JSONWriter.serialize(reply))") }
+            }
+            if sent { measurement.recordSent() } else { measurement.recordFailure("publish not sent: the connection is closed or its queue full") }
+        }
+    }
+
+    /// A publication from a subscriber's stream: check it, time it, and remember its position.
+    private func observe(_ stamp: Stamp, offset: UInt64?, by subscriber: Int, live: Bool, now: UInt64) {
+        let room = room(ofSubscriber: subscriber)
+        guard stamp.publisher / settings.publishersPerRoom == room else {
+            return measurement.error("subscriber \(subscriber) of room \(room) got publisher \(stamp.publisher)'s message")
+        }
+        if let offset { positions[subscriber].offset = offset }
+        checker.observe(stream: subscriber * settings.publishersPerRoom + stamp.publisher % settings.publishersPerRoom, sequence: stamp.sequence)
+        if live {
+            measurement.recordDelivery(intended: stamp.intended, at: now)
+        } else {
+            // Delayed by the outage by design: timed apart, so the live latency stays readable.
+            measurement.recordDeliveryWithoutLatency()
+            recoveredDelay.record(from: stamp.intended, to: now)
+        }
+    }
+
+    // MARK: The storm
+
+    private func drop() {
+        guard measurement.phase == .measure else { return }
+        let count = min(settings.subscribers, Int((settings.dropFraction * Double(settings.subscribers)).rounded()))
+        progress.say("dropping \(count) of \(settings.subscribers) subscribers at once")
+        let victims = Array((0..<settings.subscribers).shuffled().prefix(count))
+        let now = MonotonicClock.nanoseconds()
+        for index in victims {
+            droppedAt[index] = now
+            aborted[index] = true
+            dropped += 1
+            reconnecting += 1
+        }
+        // Each abort calls the old session's onClose, which starts the reconnect.
+        for index in victims { subscribers[index].abort() }
+    }
+
+    private func reconnect(_ index: Int, attempt: Int) {
+        subscribers[index] = connectSubscriber(index, attempt: attempt, done: nil)
+    }
+
+    private func retry(_ index: Int, after attempt: Int, reason: String) {
+        measurement.recordFailure("reconnect attempt failed: " + String(reason.prefix(120)))
+        guard attempt < settings.reconnectAttempts else {
+            measurement.error("subscriber \(index) could not reconnect in \(attempt) attempts: \(reason)")
+            return reconnectEnded(index, success: false)
+        }
+        loop.schedule(after: Int64(200 * attempt)) { [self] in reconnect(index, attempt: attempt + 1) }
+    }
+
+    private func resumed(_ index: Int, _ result: JSONValue) {
+        let now = MonotonicClock.nanoseconds()
+        reconnectTime.record(from: droppedAt[index], to: now)
+        let recovered = result["recovered"]?.boolValue == true
+        if recovered { recoveredTrue += 1 } else { recoveredFalse += 1 }
+        if case .array(let publications) = result["publications"] ?? .null {
+            recoveredPublications += publications.count
+            for publication in publications {
+                guard let data = publication["data"], let stamp = Stamp(json: data) else { continue }
+                observe(stamp, offset: publication["offset"]?.uint64Value, by: index, live: false, now: now)
+            }
+        }
+        positions[index].epoch = result["epoch"]?.stringValue ?? positions[index].epoch
+        if !recovered, let latest = result["offset"]?.uint64Value {
+            // Not recoverable: carry on from the channel's newest message; the checker reports
+            // what was lost as gaps.
+            positions[index].offset = latest
+        }
+        reconnectEnded(index, success: true)
+    }
+
+    private func reconnectEnded(_ index: Int, success: Bool) {
+        guard droppedAt[index] != 0 else { return }
+        droppedAt[index] = 0
+        reconnecting -= 1
+        if success { reconnected += 1 } else { reconnectFailed += 1 }
+        if reconnecting == 0 {
+            progress.say("all \(dropped) reconnects done: \(reconnected) resubscribed (\(recoveredTrue) recovered, \(recoveredFalse) not), \(reconnectFailed) failed; reconnect p50 \(reconnectTime.percentile(50)) ms, max \(Double(reconnectTime.histogram.max) / 1000) ms")
+        }
+    }
+
+    private func finish() {
+        var counts = checker.counts
+        counts.missing = checker.missing { [self] in expected(stream: $0) }
+        result = measurement.result(
+            scenario: "reconnect-storm",
+            parameters: [
+                "subscribers": "\(settings.subscribers)", "rooms": "\(settings.rooms)", "publishers_per_room": "\(settings.publishersPerRoom)",
+                "rate": "\(settings.rate)", "drop_after_s": "\(settings.dropAfterSeconds)", "drop_fraction": "\(settings.dropFraction)",
+                "payload_bytes": "\(settings.payloadBytes)", "duration_s": "\(settings.measurement.durationSeconds ?? 0)",
+            ],
+            latencyMeaning: "publish → live delivery, from the intended send time",
+            sent: sentTotal, acknowledged: acknowledged, stream: counts,
+            figures: [
+                "dropped": Double(dropped), "reconnected": Double(reconnected), "reconnect_failed": Double(reconnectFailed),
+                "still_reconnecting": Double(reconnecting), "recovered_true": Double(recoveredTrue),
+                "recovered_false": Double(recoveredFalse), "recovered_publications": Double(recoveredPublications),
+            ],
+            otherLatencies: ["reconnect (drop → subscribed)": reconnectTime.summary, "recovered delivery (intended → in the subscribe reply)": recoveredDelay.summary])
+        if dropped == 0 { result?.errors.append("nothing was dropped: --drop-after must fall inside --duration") }
+        if reconnecting > 0 { result?.errors.append("\(reconnecting) subscribers were still reconnecting at the end") }
+        for session in subscribers + publishers { session.close() }
+        admin?.close()
+        loop.schedule(after: 500) { [loop] in loop.stop() }
+    }
+}
