@@ -47,8 +47,6 @@ public enum CoreCommand: Codable, Sendable, Equatable {
     /// The author deleted the post, with its likes and comments.
     case deletePost(post: UInt64, author: Username, time: Int64)
 
-    // Push.
-
     // Activities.
     /// `user` turned `activity` on, or changed it while on (a status still on keeps its
     /// `since`). `audience`: nil for every friend, else the chosen friends, sorted. Match

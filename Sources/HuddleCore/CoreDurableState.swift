@@ -14,7 +14,6 @@ public struct CoreDurableState: Sendable, Equatable, Codable {
     public internal(set) var readMarkers = ReadMarkers()
     // Feed.
     public internal(set) var feed = Feed()
-    // Push.
     // Activities.
     public internal(set) var activityStatuses = ActivityStatuses()
     public internal(set) var activityMatches = ActivityMatches()
@@ -36,7 +35,6 @@ extension CoreDurableState {
         case readMarkers
         // Feed.
         case feed
-        // Push.
         // Activities.
         case activityStatuses
         case activityMatches
@@ -58,7 +56,6 @@ extension CoreDurableState {
         readMarkers = try container.decodeIfPresent(ReadMarkers.self, forKey: .readMarkers) ?? ReadMarkers()
         // Feed.
         feed = try container.decodeIfPresent(Feed.self, forKey: .feed) ?? Feed()
-        // Push.
         // Activities.
         activityStatuses = try container.decodeIfPresent(ActivityStatuses.self, forKey: .activityStatuses) ?? ActivityStatuses()
         activityMatches = try container.decodeIfPresent(ActivityMatches.self, forKey: .activityMatches) ?? ActivityMatches()
@@ -78,7 +75,6 @@ extension CoreDurableState {
         try container.encode(readMarkers, forKey: .readMarkers)
         // Feed.
         try container.encode(feed, forKey: .feed)
-        // Push.
         // Activities.
         try container.encode(activityStatuses, forKey: .activityStatuses)
         try container.encode(activityMatches, forKey: .activityMatches)

@@ -46,7 +46,6 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     // Activities.
     case unknownActivity = "unknown_activity"
     case notOn = "not_on"
-    // Push.
     // Places.
     case placeNotFound = "place_not_found"
     case tooManyPlaces = "too_many_places"

@@ -31,10 +31,6 @@ public enum CoreOutput: Sendable, Equatable {
     /// Never logged: a replay makes none.
     case pushNotification(PushNotification)
 
-    // Activities.
-
-    // Places.
-
     // Memories.
     /// A `memory_changed` event for every live connection of the memory's owner, sorted.
     case memoryChanged(MemoryChange, to: [ConnectionRef])

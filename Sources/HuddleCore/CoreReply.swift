@@ -43,8 +43,6 @@ public enum CoreReply: Sendable, Equatable {
     /// `comments`: newest first; `nextBefore` nil when nothing older is kept.
     case postComments(post: UInt64, comments: [FeedComment], nextBefore: UInt64?)
 
-    // Push.
-
     // Activities.
 
     /// `activities`: the configured list and the caller's statuses that are on, in list order.

@@ -70,8 +70,6 @@ public enum CoreRequest: Sendable {
     case listComments(ConnectionRef, requestID: String, post: UInt64, before: UInt64?, limit: Int)
     case deletePost(ConnectionRef, requestID: String, post: UInt64)
 
-    // Push.
-
     // Activities.
 
     /// protocol.md, "Activities and matches". `activity` is as the client typed it (any case).

@@ -112,8 +112,6 @@ public final class HuddleCore {
         case let .deletePost(connection, requestID, post):
             deletePost(connection, requestID: requestID, post: post, at: time, into: &step)
 
-        // Push.
-
         // Activities.
         case let .listActivities(connection, requestID):
             listActivities(connection, requestID: requestID, at: time, into: &step)
@@ -213,8 +211,6 @@ public final class HuddleCore {
             durableState.feed.addComment(FeedComment(id: id, author: author, text: text, time: time), to: post)
         case let .deletePost(post, author, _):
             durableState.feed.remove(post: post, author: author)
-
-        // Push.
 
         // Activities.
         case let .setActivity(user, activity, audience, expiresAt, time):

@@ -46,8 +46,6 @@ public enum Operation: Sendable, Equatable {
     case comments(post: UInt64, before: UInt64?, limit: Int)
     case postDelete(post: UInt64)
 
-    // Push.
-
     // Activities.
     case activities
     /// `friends` nil: every friend; otherwise 1–256 names as typed. `expiresIn` in seconds, range-checked by the core.
@@ -114,7 +112,6 @@ public enum Operation: Sendable, Equatable {
         case .comment: return "comment"
         case .comments: return "comments"
         case .postDelete: return "post_delete"
-        // Push.
         // Activities.
         case .activities: return "activities"
         case .activityOn: return "activity_on"

@@ -139,7 +139,6 @@ public enum RequestDecoder {
             return .comments(post: try postID(arguments), before: try feedCursor(arguments), limit: try feedLimit(arguments, limits: limits))
         case "post_delete":
             return .postDelete(post: try postID(arguments))
-        // Push.
         // Activities.
         case "activities":
             return .activities

@@ -235,8 +235,6 @@ final class CoreRunner: @unchecked Sendable {
             // The publication or notice it tells of was taken back: nothing to tell.
             case .pushNotification:
                 break
-            // Activities.
-            // Places.
             // Memories.
             case .memoryChanged:
                 break
@@ -265,7 +263,6 @@ final class CoreRunner: @unchecked Sendable {
         case .createPost(let ref, let id, _, _, _), .likePost(let ref, let id, _, _), .commentOnPost(let ref, let id, _, _),
              .deletePost(let ref, let id, _):
             replyUnavailable(ref, id)
-        // Push.
         // Activities.
         case .activityOn(let ref, let id, _, _, _), .activityOff(let ref, let id, _):
             replyUnavailable(ref, id)
@@ -340,8 +337,6 @@ final class CoreRunner: @unchecked Sendable {
         // Push.
         case .pushNotification(let notification):
             pushGateway?.submit(notification)
-        // Activities.
-        // Places.
         // Memories.
         case .memoryChanged(let change, let recipients):
             fanOut(MemoryEncoding.changedEvent(change, time: WallClock.milliseconds()), to: recipients)
@@ -404,7 +399,6 @@ extension CoreRequest {
         // Feed.
         case .createPost, .likePost, .commentOnPost, .deletePost:
             return true
-        // Push.
         // Activities.
         case .activityOn, .activityOff, .expireActivities:
             return true

@@ -264,7 +264,6 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
             runner.submit(.listComments(ref, requestID: id, post: post, before: before, limit: limit), op: op)
         case .postDelete(let post):
             runner.submit(.deletePost(ref, requestID: id, post: post), op: op)
-        // Push.
         // Activities.
         case .activities:
             runner.submit(.listActivities(ref, requestID: id), op: op)

@@ -96,7 +96,6 @@ enum ReplyEncoding {
             return .object([("post", number(post)), ("comment", FeedEncoding.comment(comment)), ("comments", number(comments))])
         case .postComments(let post, let comments, let nextBefore):
             return FeedEncoding.page("comments", comments.map(FeedEncoding.comment), post: post, nextBefore: nextBefore)
-        // Push.
         // Activities.
         case .activities(let available, let mine):
             return .object([("available", .array(available.map(JSONValue.string))), ("mine", .array(mine.map(activityStatusObject)))])

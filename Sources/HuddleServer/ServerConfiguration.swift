@@ -61,15 +61,9 @@ public struct ServerConfiguration: Sendable {
     /// How long a graceful shutdown waits for clients to answer the close handshake.
     public var shutdownGraceMilliseconds: Int = 3_000
 
-    // Feed.
-
     // Push.
     /// The push gateway: the webhook (nil: none) and its queue, retries and timeouts.
     public var push = PushSettings()
-
-    // Activities.
-
-    // Places.
 
     // Memories.
     /// Largest photo the photo endpoint stores (`PUT /api/v1/photos`); 413 beyond.

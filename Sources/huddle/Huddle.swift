@@ -51,7 +51,6 @@ struct Serve: ParsableCommand {
     @Option(help: "Requests per second per connection (bursts of twice as many).") var rateLimit: Double = 50
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
-    // Feed.
     // Push.
     @Option(help: "Webhook (http:// or https://) that gets a JSON POST per notification to a user with no live connection.")
     var pushWebhook: String?
@@ -65,7 +64,6 @@ struct Serve: ParsableCommand {
     // Activities.
     @Option(help: "The activity list, comma-separated (1–64 names of 1–32 characters; \"Anything\" matches every other).")
     var activities: String = Self.defaultActivities
-    // Places.
     // Memories.
     @Option(help: "Largest photo in bytes PUT /api/v1/photos stores (413 beyond).")
     var maxPhotoSize: Int = 10 * 1024 * 1024
@@ -85,7 +83,6 @@ struct Serve: ParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
-        // Feed.
         // Push.
         if let pushWebhook {
             do {
@@ -104,7 +101,6 @@ struct Serve: ParsableCommand {
         }
         // Activities.
         if let problem = Self.activitiesProblem(activities) { throw ValidationError("--activities: \(problem)") }
-        // Places.
         // Memories.
         guard maxPhotoSize > 0 else { throw ValidationError("--max-photo-size must be positive") }
     }
@@ -133,7 +129,6 @@ struct Serve: ParsableCommand {
         config.snapshotIntervalMilliseconds = snapshotInterval * 1000
         config.sessionTTLMilliseconds = sessionTTL * 1000
         config.core.presenceGraceMilliseconds = Int64(presenceGrace) * 1000
-        // Feed.
         // Push.
         config.push.webhook = pushWebhook.flatMap { try? WebhookURL($0) }
         config.push.secret = pushWebhookSecret ?? ProcessEnvironment.value("HUDDLE_PUSH_WEBHOOK_SECRET")
@@ -143,7 +138,6 @@ struct Serve: ParsableCommand {
         config.push.requestTimeoutMilliseconds = Int64(pushTimeout) * 1000
         // Activities.
         config.core.activities.names = Self.activityNames(activities)
-        // Places.
         // Memories.
         config.maxPhotoSize = maxPhotoSize
         return config
