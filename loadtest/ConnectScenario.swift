@@ -55,25 +55,12 @@ final class ConnectScenario: Scenario {
         measurement.onDone = { [self] in finish() }
         warnAboutLimits()
         guard !settings.raw else { return ramp() }
-        let admin = HarnessSession(url: settings.url, loop: loop, options: settings.options)
-        self.admin = admin
-        admin.onOpen = { [self] in
-            users.signUp(users.username(0), on: admin) { [self] outcome in
-                switch outcome {
-                case .success(let token):
-                    self.token = token
-                    admin.close()
-                    // Let the server settle after the sign-up before taking the baseline.
-                    loop.schedule(after: 500) { [self] in ramp() }
-                case .failure(let failure):
-                    measurement.abort(failure.description)
-                }
-            }
+        admin = users.signUpSharedAccount(url: settings.url, loop: loop, options: settings.options, measurement: measurement) { [self] token in
+            self.token = token
+            admin?.close()
+            // Let the server settle after the sign-up before taking the baseline.
+            loop.schedule(after: 500) { [self] in ramp() }
         }
-        admin.onClose = { [self] code, reason in
-            if token.isEmpty { measurement.abort("admin connection closed: \(code?.rawValue ?? 0) \(reason)") }
-        }
-        admin.connect()
     }
 
     /// Descriptors and ephemeral ports bound a run long before the server does: say so up front.
@@ -95,11 +82,9 @@ final class ConnectScenario: Scenario {
     }
 
     private func connectionOptions() -> ClientConnectionOptions {
-        var options = settings.options
-        if !settings.raw {
-            options.subprotocols = ["huddle.v1"]
-            options.headers.append(("Authorization", "Bearer \(token)"))
-        }
+        guard !settings.raw else { return settings.options }
+        var options = settings.options.bearer(token)
+        options.subprotocols = ["huddle.v1"]
         return options
     }
 

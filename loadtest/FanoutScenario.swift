@@ -49,35 +49,16 @@ final class FanoutScenario: Scenario {
     /// Runs on the loop thread; stops the loop when done.
     func start() {
         measurement.onDone = { [self] in finish() }
-        let admin = HarnessSession(url: settings.url, loop: loop, options: settings.options)
-        self.admin = admin
-        admin.onOpen = { [self] in
-            users.signUp(users.username(0), on: admin) { [self] outcome in
-                switch outcome {
-                case .success(let token):
-                    self.token = token
-                    progress.say("signed up \(users.username(0)); opening \(settings.subscribers) subscribers")
-                    openSubscribers()
-                case .failure(let failure):
-                    measurement.abort(failure.description)
-                }
-            }
+        admin = users.signUpSharedAccount(url: settings.url, loop: loop, options: settings.options, measurement: measurement) { [self] token in
+            self.token = token
+            progress.say("signed up \(users.username(0)); opening \(settings.subscribers) subscribers")
+            openSubscribers()
         }
-        admin.onClose = { [self] code, reason in
-            if token.isEmpty { measurement.abort("admin connection closed: \(code?.rawValue ?? 0) \(reason)") }
-        }
-        admin.connect()
-    }
-
-    private func authenticatedOptions() -> ClientConnectionOptions {
-        var options = settings.options
-        options.headers.append(("Authorization", "Bearer \(token)"))
-        return options
     }
 
     private func openSubscribers() {
         let queue = SetupQueue(count: settings.subscribers, concurrency: settings.connectConcurrency, step: { [self] index, done in
-            let session = HarnessSession(url: settings.url, loop: loop, options: authenticatedOptions())
+            let session = HarnessSession(url: settings.url, loop: loop, options: settings.options.bearer(token))
             subscribers.append(session)
             session.onOpen = { [self] in
                 measurement.connections += 1
@@ -104,7 +85,7 @@ final class FanoutScenario: Scenario {
     private func openPublishers() {
         progress.say("\(settings.subscribers) subscribed; starting \(settings.publishers) publisher(s) at \(settings.rate) msg/s each")
         let queue = SetupQueue(count: settings.publishers, concurrency: settings.connectConcurrency, step: { [self] index, done in
-            let session = HarnessSession(url: settings.url, loop: loop, options: authenticatedOptions())
+            let session = HarnessSession(url: settings.url, loop: loop, options: settings.options.bearer(token))
             publishers.append(session)
             session.onOpen = { [self] in
                 measurement.connections += 1

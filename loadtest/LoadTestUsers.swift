@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleIO
 import HuddleProtocol
 
 /// Names and sign-ups of the users a scenario creates. Every run gets its own random prefix,
@@ -41,5 +42,44 @@ extension HarnessSession {
             done(reply["ok"]?.boolValue == true ? nil : "\(op) refused: \(JSONWriter.serialize(reply))")
         }
         if !sent { done("\(op) not sent: the connection is not open") }
+    }
+}
+
+extension LoadTestUsers {
+    /// Opens a session, signs user 0 up on it and hands `then` the token: the one account a
+    /// scenario whose connections all sign in as the same user needs. A refused sign-up, or the
+    /// session closing before it, aborts the measurement. The caller keeps the session (and
+    /// closes it when done).
+    func signUpSharedAccount(
+        url: ClientURL, loop: EventLoop, options: ClientConnectionOptions, measurement: Measurement, then: @escaping (String) -> Void
+    ) -> HarnessSession {
+        let session = HarnessSession(url: url, loop: loop, options: options)
+        var signedUp = false
+        session.onOpen = {
+            signUp(username(0), on: session) { outcome in
+                switch outcome {
+                case .success(let token):
+                    signedUp = true
+                    then(token)
+                case .failure(let failure):
+                    measurement.abort(failure.description)
+                }
+            }
+        }
+        session.onClose = { code, reason in
+            if !signedUp { measurement.abort("admin connection closed: \(code?.rawValue ?? 0) \(reason)") }
+        }
+        session.connect()
+        return session
+    }
+}
+
+extension ClientConnectionOptions {
+    /// These options with the session token as an `Authorization: Bearer` header, so a
+    /// connection is signed in from its upgrade on.
+    func bearer(_ token: String) -> ClientConnectionOptions {
+        var options = self
+        options.headers.append(("Authorization", "Bearer \(token)"))
+        return options
     }
 }

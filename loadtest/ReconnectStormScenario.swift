@@ -88,30 +88,11 @@ final class ReconnectStormScenario: Scenario {
 
     func start() {
         measurement.onDone = { [self] in finish() }
-        let admin = HarnessSession(url: settings.url, loop: loop, options: settings.options)
-        self.admin = admin
-        admin.onOpen = { [self] in
-            users.signUp(users.username(0), on: admin) { [self] outcome in
-                switch outcome {
-                case .success(let token):
-                    self.token = token
-                    progress.say("signed up \(users.username(0)); subscribing \(settings.subscribers) connections to \(settings.rooms) rooms")
-                    openSubscribers()
-                case .failure(let failure):
-                    measurement.abort(failure.description)
-                }
-            }
+        admin = users.signUpSharedAccount(url: settings.url, loop: loop, options: settings.options, measurement: measurement) { [self] token in
+            self.token = token
+            progress.say("signed up \(users.username(0)); subscribing \(settings.subscribers) connections to \(settings.rooms) rooms")
+            openSubscribers()
         }
-        admin.onClose = { [self] code, reason in
-            if token.isEmpty { measurement.abort("admin connection closed: \(code?.rawValue ?? 0) \(reason)") }
-        }
-        admin.connect()
-    }
-
-    private func authenticatedOptions() -> ClientConnectionOptions {
-        var options = settings.options
-        options.headers.append(("Authorization", "Bearer \(token)"))
-        return options
     }
 
     // MARK: Set-up
@@ -131,7 +112,7 @@ final class ReconnectStormScenario: Scenario {
         let count = settings.rooms * settings.publishersPerRoom
         progress.say("\(settings.subscribers) subscribed; opening \(count) publishers")
         let queue = SetupQueue(count: count, concurrency: settings.connectConcurrency, step: { [self] index, done in
-            let session = HarnessSession(url: settings.url, loop: loop, options: authenticatedOptions())
+            let session = HarnessSession(url: settings.url, loop: loop, options: settings.options.bearer(token))
             publishers.append(session)
             session.onOpen = { [self] in
                 measurement.connections += 1
@@ -154,7 +135,7 @@ final class ReconnectStormScenario: Scenario {
     /// Opens subscriber `index`'s connection and subscribes it — from its last position when it
     /// had one (a reconnect). `done` reports the outcome of a first subscription.
     private func connectSubscriber(_ index: Int, attempt: Int, done: ((Bool) -> Void)?) -> HarnessSession {
-        let session = HarnessSession(url: settings.url, loop: loop, options: authenticatedOptions())
+        let session = HarnessSession(url: settings.url, loop: loop, options: settings.options.bearer(token))
         var opened = false
         session.onOpen = { [self] in
             opened = true
