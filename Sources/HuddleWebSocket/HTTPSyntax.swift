@@ -1,5 +1,5 @@
 /// The bytes and byte classes of HTTP/1.1's grammar (RFC 9110 §5.5–5.6, RFC 9112), shared by
-/// `HTTPHeadParser` and `HTTPStartLineScan`.
+/// `HTTPHeadParser`, `HTTPStartLineScan` and the extension-header parser.
 enum HTTPSyntax {
     static let cr: UInt8 = 0x0D
     static let sp: UInt8 = 0x20

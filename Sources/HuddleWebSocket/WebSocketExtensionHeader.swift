@@ -97,7 +97,7 @@ enum WebSocketExtensionHeader {
 
         private mutating func scanToken(lowercased: Bool = true) -> String? {
             let start = index
-            while index < bytes.count, Self.isTokenCharacter(bytes[index]) { index += 1 }
+            while index < bytes.count, HTTPSyntax.isToken(bytes[index]) { index += 1 }
             guard index > start else { return nil }
             let token = bytes[start..<index]
             if lowercased {
@@ -154,21 +154,6 @@ enum WebSocketExtensionHeader {
                 } else if byte == UInt8(ascii: ",") {
                     return
                 }
-            }
-        }
-
-        /// RFC 7230 §3.2.6 `tchar`.
-        private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-                UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-                return true
-            default:
-                return false
             }
         }
 
