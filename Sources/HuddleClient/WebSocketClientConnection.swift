@@ -160,28 +160,22 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
     // MARK: Connecting
 
     private func tryNextAddress() {
-        while !candidates.isEmpty {
-            let address = candidates.removeFirst()
-            do {
-                // Even a connect that completed at once is handled when the loop reports the
-                // socket writable, next turn: connect() itself never calls the delegate.
-                fd = try Socket.connect(to: address).fd
-            } catch {
-                lastConnectError = "\(error)"
-                continue
-            }
-            do {
-                try loop.register(fd, events: EventLoop.writable, handler: self)
-                registeredEvents = EventLoop.writable
-            } catch {
-                Glibc.close(fd)
-                fd = -1
-                failLater("cannot watch the socket: \(error)")
-                return
-            }
-            return
+        do {
+            // Even a connect that completed at once is handled when the loop reports the
+            // socket writable, next turn: connect() itself never calls the delegate.
+            fd = try Socket.connectToFirst(of: &candidates)
+        } catch {
+            lastConnectError = "\(error)"
+            return failLater("cannot connect to \(url.host):\(url.port): \(lastConnectError)")
         }
-        failLater("cannot connect to \(url.host):\(url.port): \(lastConnectError)")
+        do {
+            try loop.register(fd, events: EventLoop.writable, handler: self)
+            registeredEvents = EventLoop.writable
+        } catch {
+            Glibc.close(fd)
+            fd = -1
+            failLater("cannot watch the socket: \(error)")
+        }
     }
 
     private func tcpConnectCompleted() {

@@ -64,10 +64,19 @@ extension Socket {
     /// (an address that fails at once, such as IPv6 without a route, gives way to the next).
     /// The connect may still be in progress: see `connect(to:)`.
     public static func connect(host: String, port: Int) throws -> Int32 {
-        var lastError: any Error = SystemError("connect(\(host))", errno: EHOSTUNREACH)
-        for address in try resolve(host: host, port: port) {
+        var candidates = try resolve(host: host, port: port)
+        return try connectToFirst(of: &candidates)
+    }
+
+    /// Starts a non-blocking connect to the first of `candidates` that accepts the attempt,
+    /// removing every address tried: what is left is for the next try if this connect fails
+    /// later (ECONNREFUSED once the fd turns writable). Throws the last address's error when
+    /// none accepted. The connect may still be in progress: see `connect(to:)`.
+    public static func connectToFirst(of candidates: inout [SocketAddress]) throws -> Int32 {
+        var lastError: any Error = SystemError("connect", errno: EHOSTUNREACH)
+        while !candidates.isEmpty {
             do {
-                return try connect(to: address).fd
+                return try connect(to: candidates.removeFirst()).fd
             } catch {
                 lastError = error
             }

@@ -79,25 +79,20 @@ final class WebhookRequest: EventHandler {
     // MARK: Connecting
 
     private func tryNextAddress() {
-        while !candidates.isEmpty {
-            let address = candidates.removeFirst()
-            do {
-                fd = try Socket.connect(to: address).fd
-            } catch {
-                lastConnectError = "\(error)"
-                continue
-            }
-            do {
-                try loop.register(fd, events: EventLoop.writable, handler: self)
-                registeredEvents = EventLoop.writable
-            } catch {
-                Glibc.close(fd)
-                fd = -1
-                return failLater("cannot watch the socket: \(error)")
-            }
-            return
+        do {
+            fd = try Socket.connectToFirst(of: &candidates)
+        } catch {
+            lastConnectError = "\(error)"
+            return failLater("cannot connect to \(url.hostHeader): \(lastConnectError)")
         }
-        failLater("cannot connect to \(url.hostHeader): \(lastConnectError)")
+        do {
+            try loop.register(fd, events: EventLoop.writable, handler: self)
+            registeredEvents = EventLoop.writable
+        } catch {
+            Glibc.close(fd)
+            fd = -1
+            failLater("cannot watch the socket: \(error)")
+        }
     }
 
     private func connectCompleted() {
