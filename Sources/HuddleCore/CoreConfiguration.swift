@@ -26,6 +26,18 @@ public struct CoreConfiguration: Sendable {
     public var maxOutgoingFriendRequests = 100
     /// Requests that may wait for one user's answer: beyond it, senders are refused.
     public var maxIncomingFriendRequests = 1000
+    /// Friend requests one user may send over time, cancelled ones included (`FriendRequestThrottle`).
+    public var friendRequestsPerHour: Double = 20
+    public var friendRequestBurst: Double = 20
+    /// After a request is cancelled, its sender may not ask the same user again for this long.
+    public var friendRequestCooldownMilliseconds: Int64 = 60 * 60_000
+    /// At most one friend-request push per recipient in this interval; the inbox holds the others.
+    public var friendRequestPushIntervalMilliseconds: Int64 = 60_000
+    /// Rooms one user may create, and bytes they may publish to rooms (`RoomQuota`).
+    public var roomsCreatedPerHour: Double = 20
+    public var roomCreationBurst: Double = 100
+    public var roomBytesPerDay = 64 * 1024 * 1024
+    public var roomBytesBurst = 16 * 1024 * 1024
     /// The activity list and status lifetimes (protocol.md, "Activities and matches").
     public var activities = ActivitySettings()
 

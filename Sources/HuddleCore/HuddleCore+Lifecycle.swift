@@ -58,5 +58,7 @@ extension HuddleCore {
             record(.purgeExpiredSessions(tokenHashes: tokenHashes, time: time), into: &step)
         }
         loginThrottle.purge(at: time)
+        friendRequestThrottle.purge(at: time)
+        roomQuota.purge(at: time)
     }
 }

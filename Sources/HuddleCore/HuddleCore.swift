@@ -14,6 +14,8 @@ public final class HuddleCore {
     var subscriptions = Subscriptions()
     var presence: PresenceTracker
     var loginThrottle: LoginThrottle
+    var friendRequestThrottle: FriendRequestThrottle
+    var roomQuota: RoomQuota
     /// Derived from the durable sessions (rebuilt on restore), so `tick` finds purgeable ones
     /// without scanning; entries of sessions revoked since are skipped when popped.
     var sessionPurges = MinHeap<SessionPurge>()
@@ -29,6 +31,8 @@ public final class HuddleCore {
         durableState = state
         presence = PresenceTracker(graceMilliseconds: configuration.presenceGraceMilliseconds)
         loginThrottle = LoginThrottle(configuration: configuration)
+        friendRequestThrottle = FriendRequestThrottle(configuration: configuration)
+        roomQuota = RoomQuota(configuration: configuration)
         usernames = UsernameIndex(state.accounts)
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
     }

@@ -45,12 +45,15 @@ final class CoreRunner: @unchecked Sendable {
     private var writesRefused: String?
     private var lastProbe: Int64 = 0
     private var snapshotRequested = false
+    private var budgets: UsageBudgets
 
     private struct HandledRequest {
         var request: CoreRequest
         var step: CoreStep
         var op: String?
         var submitted: UInt64
+        /// A refusal made here instead of by the core, sent in its turn's order.
+        var refusal: (ConnectionRef, [UInt8])? = nil
     }
 
     private struct PendingSecrets {
@@ -76,6 +79,7 @@ final class CoreRunner: @unchecked Sendable {
         loop = try EventLoop(index: ioLoops.count, readBufferSize: 16)
         passwordWorkers = try WorkerThreads(name: "huddle-kdf", count: 2)
         outbox = Array(repeating: [], count: ioLoops.count)
+        budgets = UsageBudgets(configuration: configuration)
         loop.onTurnEnd { [unowned self] in self.endTurn() }
         loop.schedule(after: 250, repeating: 250) { [unowned self] in self.tick() }
     }
@@ -129,12 +133,32 @@ final class CoreRunner: @unchecked Sendable {
             refuse(request)
             return
         }
+        if let (connection, requestID) = request.sender, let owner = core.budgetOwner(of: connection),
+           let refusal = budgets.admit(request, of: owner, now: MonotonicClock.milliseconds()) {
+            refuse(request, from: connection, requestID, refusal)
+            return
+        }
         let step = core.handle(request, at: WallClock.milliseconds())
         turn.append(HandledRequest(request: request, step: step, op: op, submitted: submitted))
     }
 
+    /// A request over its owner's fair share: answered `rate_limited` here, never reaching the
+    /// core or the log.
+    private func refuse(_ request: CoreRequest, from connection: ConnectionRef, _ requestID: String?, _ refusal: UsageBudgets.Refusal) {
+        metrics.countError("rate_limited")
+        metrics.countBudgetRefusal(refusal.budget.rawValue)
+        if let requestID { secrets[connection]?[requestID] = nil }
+        let text = ServerMessage.failure(
+            id: requestID, code: "rate_limited", message: refusal.message, retryAfterMilliseconds: refusal.retryAfterMilliseconds)
+        // Queued behind this turn's requests, whose replies are sent at its end: replies keep
+        // the order of the requests.
+        turn.append(HandledRequest(request: request, step: CoreStep(), op: nil, submitted: 0, refusal: (connection, text)))
+    }
+
     private func tick() {
         process(.tick, op: nil, submitted: 0)
+        budgets.purge(now: MonotonicClock.milliseconds())
+        metrics.budgetOwners.store(budgets.trackedOwnerCount, ordering: .relaxed)
         process(.expireActivities, op: nil, submitted: 0)
         do {
             try persistence.tick()
@@ -184,8 +208,12 @@ final class CoreRunner: @unchecked Sendable {
         }
         let finished = MonotonicClock.nanoseconds()
         for handled in turn {
-            if logged || handled.step.commands.isEmpty {
-                for output in handled.step.outputs { route(output) }
+            if let (connection, text) = handled.refusal {
+                outbox[connection.loop].append(.send(serial: connection.serial, text: text, kind: .reply))
+            } else if logged || handled.step.commands.isEmpty {
+                var replyBytes = 0
+                for output in handled.step.outputs { replyBytes += route(output) }
+                chargeRead(of: handled.request, replyBytes)
             } else {
                 routeUnlogged(handled)
             }
@@ -297,7 +325,18 @@ final class CoreRunner: @unchecked Sendable {
         }
     }
 
-    private func route(_ output: CoreOutput) {
+    /// The size of a page a user read is paid from their read-back budget once it is known.
+    private func chargeRead(of request: CoreRequest, _ bytes: Int) {
+        guard bytes > 0, request.returnsPages, let (connection, _) = request.sender,
+              let owner = core.budgetOwner(of: connection)
+        else { return }
+        budgets.chargeRead(bytes, to: owner, now: MonotonicClock.milliseconds())
+    }
+
+    /// Sends or hands off one output; returns the size of the reply it made to a connection
+    /// (0 for anything else).
+    @discardableResult
+    private func route(_ output: CoreOutput) -> Int {
         switch output {
         case .reply(let ref, let requestID, let reply):
             if let ref {
@@ -305,7 +344,9 @@ final class CoreRunner: @unchecked Sendable {
                 if let requestID { token = secrets[ref]?[requestID]?.token }
                 if let requestID { secrets[ref]?[requestID] = nil }
                 if case .failure(let error) = reply { metrics.countError(error.code.rawValue) }
-                outbox[ref.loop].append(.send(serial: ref.serial, text: ReplyEncoding.message(reply, id: requestID, token: token), kind: .reply))
+                let text = ReplyEncoding.message(reply, id: requestID, token: token)
+                outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .reply))
+                return text.count
             } else if let requestID, let connection = apiRequests.removeValue(forKey: requestID) {
                 let (status, body) = ReplyEncoding.httpResponse(reply)
                 outbox[connection.loop].append(.httpResponse(serial: connection.serial, status: status, body: body))
@@ -344,6 +385,7 @@ final class CoreRunner: @unchecked Sendable {
             if case .refused(let error) = access { metrics.countError(error.code.rawValue) }
             outbox[caller.loop].append(.photoAccess(serial: caller.serial, .decided(access)))
         }
+        return 0
     }
 
     /// Frames an event once (and compresses it once, if anyone takes compressed frames), then
