@@ -4,8 +4,9 @@
 /// number of connections:
 /// - rooms created: `roomCreationBurst` at once, refilled at `roomsCreatedPerHour`;
 /// - bytes published to rooms (`data` as stored): `roomBytesBurst` at once, refilled at
-///   `roomBytesPerDay`. A room keeps a publication at most a day, so this bounds the bytes a
-///   user keeps stored in rooms to about a burst plus a day's refill.
+///   `roomBytesPerDay`. A room's history is readable for a day, but it is trimmed only when the
+///   room is published to again (`Channel.append`), so what a user keeps stored in rooms they
+///   abandoned is bounded per day, not in total.
 /// Existing rooms are not touched: a refused user can still read them, and publish into them
 /// while the byte budget allows.
 ///
