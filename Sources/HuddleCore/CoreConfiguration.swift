@@ -29,6 +29,10 @@ public struct CoreConfiguration: Sendable {
     /// Friend requests one user may send over time, cancelled ones included (`FriendRequestThrottle`).
     public var friendRequestsPerHour: Double = 20
     public var friendRequestBurst: Double = 20
+    /// Friend requests one user may receive over time: 15 at once and 15 a day keep what
+    /// strangers can put in an inbox in its 30 days (2 notices a request) under the 1000 it keeps.
+    public var friendRequestsReceivedPerDay: Double = 15
+    public var friendRequestsReceivedBurst: Double = 15
     /// After a request is cancelled, its sender may not ask the same user again for this long.
     public var friendRequestCooldownMilliseconds: Int64 = 60 * 60_000
     /// At most one friend-request push per recipient in this interval; the inbox holds the others.

@@ -2,8 +2,12 @@
 ///
 /// A request puts a notice in the recipient's inbox (and its cancel a second one) and may
 /// push to their phone, so a stranger looping `friend_request`/`friend_cancel` could flood
-/// both. Three bounds hold that cost whatever the number of connections:
+/// both. Four bounds hold that cost whatever the number of connections or accounts:
 /// - each sender has a budget of requests over time, cancelled ones included;
+/// - each recipient has a budget of requests received over time, small enough that what
+///   strangers can put in an inbox over its 30 days (two notices a request: it and its cancel)
+///   stays under the 1000 it keeps: however many accounts they use, strangers alone cannot
+///   flush a user's friend and match notices out of it;
 /// - after a cancel, the same sender may not ask the same user again for a while (a declined
 ///   request needs the recipient's answer each time, so it cannot be looped);
 /// - each recipient gets at most one friend-request push per interval (the inbox holds the rest).
@@ -17,9 +21,12 @@ struct FriendRequestThrottle: Sendable {
 
     private let rate: Double
     private let burst: Double
+    private let receivedRate: Double
+    private let receivedBurst: Double
     private let cooldown: Int64
     private let pushInterval: Int64
     private var sent: [Username: TokenBucket] = [:]
+    private var received: [Username: TokenBucket] = [:]
     /// When each pair's cooldown ends.
     private var cooldowns: [Pair: Int64] = [:]
     private var lastPush: [Username: Int64] = [:]
@@ -27,6 +34,8 @@ struct FriendRequestThrottle: Sendable {
     init(configuration: CoreConfiguration) {
         rate = configuration.friendRequestsPerHour / 3600
         burst = configuration.friendRequestBurst
+        receivedRate = configuration.friendRequestsReceivedPerDay / 86_400
+        receivedBurst = configuration.friendRequestsReceivedBurst
         cooldown = configuration.friendRequestCooldownMilliseconds
         pushInterval = configuration.friendRequestPushIntervalMilliseconds
     }
@@ -38,13 +47,21 @@ struct FriendRequestThrottle: Sendable {
                 .requestCooldown, "you withdrew your last request to \(recipient); you may ask again later",
                 retryAfterMilliseconds: end - time)
         }
-        var bucket = sent[sender] ?? TokenBucket(rate: rate, burst: burst, now: time)
-        defer { sent[sender] = bucket }
-        if let wait = bucket.take(now: time) {
+        var sending = sent[sender] ?? TokenBucket(rate: rate, burst: burst, now: time)
+        var receiving = received[recipient] ?? TokenBucket(rate: receivedRate, burst: receivedBurst, now: time)
+        // Counted on both sides or on neither.
+        if let wait = sending.take(now: time) {
             return CoreError(
-                .friendRequestsLimited, "at most \(Int(burst)) friend requests at once and \(Int(rate * 3600)) an hour",
+                .friendRequestsLimited, "at most \(Int(burst)) friend requests at once and \(Int((rate * 3600).rounded())) an hour",
                 retryAfterMilliseconds: wait)
         }
+        if let wait = receiving.take(now: time) {
+            return CoreError(
+                .friendRequestsLimited, "\(recipient) has received too many friend requests lately; ask again later",
+                retryAfterMilliseconds: wait)
+        }
+        sent[sender] = sending
+        received[recipient] = receiving
         return nil
     }
 
@@ -63,9 +80,8 @@ struct FriendRequestThrottle: Sendable {
     /// Forgets full buckets, ended cooldowns and old pushes, so idle users take no memory.
     mutating func purge(at time: Int64) {
         sent = sent.filter { !$0.value.isFull(now: time) }
+        received = received.filter { !$0.value.isFull(now: time) }
         cooldowns = cooldowns.filter { $0.value > time }
         lastPush = lastPush.filter { time - $0.value < pushInterval }
     }
-
-    var trackedKeyCount: Int { sent.count + cooldowns.count + lastPush.count }
 }

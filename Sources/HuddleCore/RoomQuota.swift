@@ -48,6 +48,4 @@ struct RoomQuota: Sendable {
         created = created.filter { !$0.value.isFull(now: time) }
         stored = stored.filter { !$0.value.isFull(now: time) }
     }
-
-    var trackedKeyCount: Int { created.count + stored.count }
 }

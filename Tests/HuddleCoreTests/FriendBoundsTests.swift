@@ -105,6 +105,7 @@ import Testing
         configuration.friendRequestBurst = 3
         configuration.friendRequestsPerHour = 3
         configuration.friendRequestCooldownMilliseconds = 0
+        configuration.friendRequestsReceivedBurst = 100
         let harness = CoreHarness(configuration: configuration)
         let (stranger, _) = harness.signUp("stranger")
         harness.signUp("alice")

@@ -156,4 +156,25 @@ import Testing
         let types = (oldest["publications"] as? [JSONObject])?.compactMap { $0["type"] as? String }
         #expect(types == ["friend_accepted", "friend_request"], "\(JSON.text(oldest))")
     }
+
+    /// Problem 2 with many accounts: a user receives at most 15 requests at once (15 a day), so
+    /// strangers cannot fill her inbox by each asking once.
+    @Test func manyStrangersShareTheRecipientsBudget() async throws {
+        let server = try await startHuddle()
+        let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
+        var codes: [String] = []
+        for index in 1...17 {
+            let (stranger, _) = try ProtocolClient.signedUp("sybil\(index)", port: server.port)
+            let reply = try stranger.request("friend_request", ["user": "alice"])
+            if JSON.bool(reply["ok"]) == true {
+                codes.append("ok")
+                try stranger.ok("friend_cancel", ["user": "alice"])
+            } else {
+                codes.append(Self.errorCode(reply) ?? JSON.text(reply))
+                #expect((Self.retryAfter(reply) ?? 0) > 0)
+            }
+        }
+        #expect(codes == Array(repeating: "ok", count: 15) + ["friend_requests_limited", "friend_requests_limited"])
+        #expect(JSON.int(try alice.ok("history", ["channel": "inbox:alice", "limit": 1])["offset"]) == 30)
+    }
 }
