@@ -1,18 +1,19 @@
 extension CoreRequest {
     /// The connection a client's request came on and the id its reply carries; nil for what
-    /// the server itself asks (the second half of a login, connection lifecycle, ticks) and
-    /// for HTTP API and photo requests, which have no connection the core knows.
-    public var sender: (connection: ConnectionRef, requestID: String?)? {
+    /// the server itself asks (the second half of a login, connection lifecycle, ticks), for
+    /// the token of an upgrade (answered by a sign-in event, not a reply), and for HTTP API and
+    /// photo requests, which have no connection the core knows.
+    public var sender: (connection: ConnectionRef, requestID: String)? {
         switch self {
         case .signUp(let ref, let id, _, _, _, _, _, _): (ref, id)
         case .beginLogin(let ref, let id, _, _, _): (ref, id)
-        case .authenticate(let ref, let id, _): (ref, id)
+        case .authenticate(let ref, let id?, _): (ref, id)
         case .logout(let ref, let id, _): (ref, id)
         case .whoami(let ref, let id): (ref, id)
         case .subscribe(let ref, let id, _, _): (ref, id)
         case .unsubscribe(let ref, let id, _): (ref, id)
         case .publish(let ref, let id, _, _, _, _): (ref, id)
-        case .history(let ref, let id, _, _, _): ref.map { ($0, id) }
+        case .history(let ref?, let id, _, _, _): (ref, id)
         case .presence(let ref, let id, _): (ref, id)
         case .searchUsers(let ref, let id, _, _): (ref, id)
         case .sendFriendRequest(let ref, let id, _, _): (ref, id)

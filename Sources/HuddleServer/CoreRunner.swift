@@ -144,10 +144,10 @@ final class CoreRunner: @unchecked Sendable {
 
     /// A request over its owner's fair share: answered `rate_limited` here, never reaching the
     /// core or the log.
-    private func refuse(_ request: CoreRequest, from connection: ConnectionRef, _ requestID: String?, _ refusal: UsageBudgets.Refusal) {
+    private func refuse(_ request: CoreRequest, from connection: ConnectionRef, _ requestID: String, _ refusal: UsageBudgets.Refusal) {
         metrics.countError("rate_limited")
         metrics.countBudgetRefusal(refusal.budget.rawValue)
-        if let requestID { secrets[connection]?[requestID] = nil }
+        secrets[connection]?[requestID] = nil
         let text = ServerMessage.failure(
             id: requestID, code: "rate_limited", message: refusal.message, retryAfterMilliseconds: refusal.retryAfterMilliseconds)
         // Queued behind this turn's requests, whose replies are sent at its end: replies keep

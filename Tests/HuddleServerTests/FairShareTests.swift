@@ -177,4 +177,17 @@ import Testing
         #expect(codes == Array(repeating: "ok", count: 15) + ["friend_requests_limited", "friend_requests_limited"])
         #expect(JSON.int(try alice.ok("history", ["channel": "inbox:alice", "limit": 1])["offset"]) == 30)
     }
+
+    /// The token of an upgrade is not a request: an address over its share still gets its
+    /// connections signed in (and their requests then count against the user).
+    @Test func anUpgradeTokenIsNotRefusedWhenTheAddressIsOverItsShare() async throws {
+        let server = try await startHuddle(["--user-rate-limit", "1"])
+        let (_, token) = try ProtocolClient.signedUp("alice", port: server.port)
+        let anonymous = try ProtocolClient(port: server.port)
+        let replies = try anonymous.pipeline(Array(repeating: ("whoami", [:]), count: 5))
+        #expect(replies.contains { Self.errorCode($0) == "rate_limited" }, "the address is over its share")
+        let signedIn = try ProtocolClient(port: server.port, credential: .header(token))
+        #expect(try signedIn.nextEvent("session")["user"] != nil)
+        #expect((try signedIn.ok("whoami")["user"] as? JSONObject)?["username"] as? String == "alice")
+    }
 }
