@@ -4,9 +4,9 @@
 /// number of connections:
 /// - rooms created: `roomCreationBurst` at once, refilled at `roomsCreatedPerHour`;
 /// - bytes published to rooms (`data` as stored): `roomBytesBurst` at once, refilled at
-///   `roomBytesPerDay`. A room's history is readable for a day, but it is trimmed only when the
-///   room is published to again (`Channel.append`), so what a user keeps stored in rooms they
-///   abandoned is bounded per day, not in total.
+///   `roomBytesPerDay`. A room's publications are dropped once a day old (on the next
+///   publication, or by `tick`: `HistoryExpiries`), so a user keeps at most a burst plus a
+///   day's refill stored in rooms.
 /// Existing rooms are not touched: a refused user can still read them, and publish into them
 /// while the byte budget allows.
 ///
