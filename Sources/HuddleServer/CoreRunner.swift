@@ -54,6 +54,8 @@ final class CoreRunner: @unchecked Sendable {
         var submitted: UInt64
         /// A refusal made here instead of by the core, sent in its turn's order.
         var refusal: (ConnectionRef, [UInt8])? = nil
+        /// A read's outputs, routed as soon as it was handled (`routeRead`), per loop.
+        var routed: [[LoopDelivery]]? = nil
     }
 
     private struct PendingSecrets {
@@ -139,7 +141,24 @@ final class CoreRunner: @unchecked Sendable {
             return
         }
         let step = core.handle(request, at: WallClock.milliseconds())
-        turn.append(HandledRequest(request: request, step: step, op: op, submitted: submitted))
+        var handled = HandledRequest(request: request, step: step, op: op, submitted: submitted)
+        if request.returnsPages, step.commands.isEmpty { handled.routed = routeRead(handled) }
+        turn.append(handled)
+    }
+
+    /// Encodes a read's reply at once and charges its size to the reader's budget, so the next
+    /// read of this turn (from any of the user's connections) already finds the budget spent;
+    /// the encoded outputs wait in the turn for their place in the reply order. A read changes
+    /// nothing, so there is nothing for the log to confirm first.
+    private func routeRead(_ handled: HandledRequest) -> [[LoopDelivery]] {
+        let pending = outbox
+        outbox = Array(repeating: [], count: ioLoops.count)
+        var replyBytes = 0
+        for output in handled.step.outputs { replyBytes += route(output) }
+        chargeRead(of: handled.request, replyBytes)
+        let routed = outbox
+        outbox = pending
+        return routed
     }
 
     /// A request over its owner's fair share: answered `rate_limited` here, never reaching the
@@ -210,10 +229,10 @@ final class CoreRunner: @unchecked Sendable {
         for handled in turn {
             if let (connection, text) = handled.refusal {
                 outbox[connection.loop].append(.send(serial: connection.serial, text: text, kind: .reply))
+            } else if let routed = handled.routed {
+                for index in routed.indices { outbox[index] += routed[index] }
             } else if logged || handled.step.commands.isEmpty {
-                var replyBytes = 0
-                for output in handled.step.outputs { replyBytes += route(output) }
-                chargeRead(of: handled.request, replyBytes)
+                for output in handled.step.outputs { route(output) }
             } else {
                 routeUnlogged(handled)
             }
@@ -327,7 +346,7 @@ final class CoreRunner: @unchecked Sendable {
 
     /// The size of a page a user read is paid from their read-back budget once it is known.
     private func chargeRead(of request: CoreRequest, _ bytes: Int) {
-        guard bytes > 0, request.returnsPages, let (connection, _) = request.sender,
+        guard bytes > 0, let (connection, _) = request.sender,
               let owner = core.budgetOwner(of: connection)
         else { return }
         budgets.chargeRead(bytes, to: owner, now: MonotonicClock.milliseconds())

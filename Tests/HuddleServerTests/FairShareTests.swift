@@ -100,6 +100,19 @@ import Testing
         #expect(!metrics.contains("huddle_budget_refusals_total{budget=\"read_bytes\"} 0"), "\(metrics)")
     }
 
+    /// Problem 7, pipelined: reads that reach the core together are each charged before the
+    /// next is let in, so a burst of page requests gets one page past the budget, not all.
+    @Test func pipelinedPagesAreChargedOneByOne() async throws {
+        let server = try await startHuddle(["--user-read-bytes", "16384"])
+        let (alice, token) = try ProtocolClient.signedUp("alice", port: server.port)
+        _ = try alice.publishAll("room:pages", Array(repeating: String(repeating: "p", count: 15 * 1024), count: 8))
+        let second = try ProtocolClient(port: server.port, credential: .header(token))
+        _ = try second.nextEvent("session")
+        let replies = try second.pipeline(Array(repeating: ("history", ["channel": "room:pages", "limit": 100] as JSONObject), count: 6))
+        #expect(replies.filter { JSON.bool($0["ok"]) == true }.count == 1, "\(replies.map { Self.errorCode($0) ?? "ok" })")
+        #expect(replies.dropFirst().allSatisfy { Self.errorCode($0) == "rate_limited" })
+    }
+
     /// Problem 8, rooms: a user creates at most 100 rooms at once; the existing ones stay
     /// usable, and another user still creates rooms.
     @Test func roomsCreatedPerUserAreBounded() async throws {
