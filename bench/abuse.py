@@ -588,6 +588,8 @@ def run_class(name, args):
         honest = spawn.Process(target=run_probe, args=(
             server.url, alice_token, bob_token, args.seconds, args.probe_rate, name == "c", results))
         attacker = spawn.Process(target=run_attack, args=(name, server.url, server.port, args.seconds, results))
+        # Daemons: should a result never come, leaving ends them with the server.
+        honest.daemon = attacker.daemon = True
         honest.start()
         attacker.start()
         gathered = [results.get(timeout=args.seconds + 120) for _ in range(2)]
