@@ -144,4 +144,35 @@ import Testing
         #expect(try PhotoRequest.upload(first, token: bob, port: server.port).status == 201)
         #expect(try PrometheusText.fetch(port: server.port).value("huddle_photo_upload_refusals_total", ["reason": "quota"]) == 2)
     }
+
+    /// An upload's temporary file goes when the upload ends without a photo, and a kill -9
+    /// mid-upload leaves one that the next start removes.
+    @Test func unfinishedUploadsLeaveNoTemporaryFiles() async throws {
+        let data = try ServerProcess.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let temporary = data.appendingPathComponent("photos/tmp")
+        func temporaryFiles() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: temporary.path) }
+        let server = try await DurableServer.start(dataDirectory: data)
+        let token = try V1Client(port: server.port).signUp("spooler")
+
+        let (closed, _) = try Self.startUpload(length: 100_000, token: token, port: server.port)
+        closed.sendBody([UInt8](repeating: 1, count: 50_000))
+        try await Self.waitForMetric("huddle_photo_upload_bytes_spooled", atLeast: 50_000, port: server.port)
+        #expect(try temporaryFiles().count == 1)
+        shutdown(closed.client.fd, Int32(SHUT_RDWR))
+        let deadline = Date().addingTimeInterval(30)
+        while try !temporaryFiles().isEmpty {
+            guard Date() < deadline else { throw TestFailure("a closed upload's file stayed: \(try temporaryFiles())") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+
+        let (killed, _) = try Self.startUpload(length: 100_000, token: token, port: server.port)
+        killed.sendBody([UInt8](repeating: 2, count: 50_000))
+        try await Self.waitForMetric("huddle_photo_upload_bytes_spooled", atLeast: 50_000, port: server.port)
+        server.kill9()
+        #expect(try temporaryFiles().count == 1)
+        let restarted = try await DurableServer.start(dataDirectory: data)
+        #expect(try temporaryFiles() == [])
+        #expect(try await restarted.stop() == 0)
+    }
 }
