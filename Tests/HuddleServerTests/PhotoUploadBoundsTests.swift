@@ -86,6 +86,23 @@ import Testing
         #expect(try PhotoRequest.upload(photo, token: token, port: server.port).status == 201)
     }
 
+    /// protocol.md: an upload's Content-Type is optional and ignored; a download's comes from
+    /// the bytes' signature.
+    @Test func anUploadsContentTypeIsIgnored() async throws {
+        let server = try await startHuddle()
+        let (_, token) = try ProtocolClient.signedUp("typist", port: server.port)
+        let photos = (1...3).map { PhotoRequest.photo(UInt8($0)) }  // JPEG signatures
+        for (photo, contentType) in zip(photos, ["text/plain", "application/json; charset=utf-8", nil]) {
+            let request = try PhotoRequest(port: server.port)
+            let headers = ["Content-Length: \(photo.count)"] + (contentType.map { ["Content-Type: \($0)"] } ?? [])
+            try request.sendHead("PUT", "/api/v1/photos", token: token, headers: headers)
+            request.sendBody(photo)
+            #expect(try request.readResponse().status == 201, "Content-Type \(contentType ?? "none")")
+            let fetched = try PhotoRequest.download(PhotoRequest.hash(photo), token: token, port: server.port)
+            #expect(fetched.headers["content-type"] == "image/jpeg" && fetched.body == photo)
+        }
+    }
+
     @Test func uploadsInFlightAreCappedPerUserAndOverall() async throws {
         let server = try await startHuddle(["--max-uploads-per-user", "2", "--max-uploads", "3"])
         let (_, alice) = try ProtocolClient.signedUp("alice", port: server.port)
