@@ -40,9 +40,11 @@ final class ServerMetrics: Sendable {
     /// Users and addresses the fair-share budgets track now (the others are at full budget).
     let budgetOwners = Atomic<Int>(0)
     let push = PushMetrics()
+    let photoUploads: PhotoUploads
 
-    init(loopCount: Int) {
+    init(loopCount: Int, photoUploads: PhotoUploads) {
         loops = (0..<loopCount).map { _ in LoopCounters() }
+        self.photoUploads = photoUploads
     }
 
     func loop(_ index: Int) -> LoopCounters { loops[index] }
@@ -99,6 +101,7 @@ final class ServerMetrics: Sendable {
             text += histogram.prometheusLines(name: "huddle_command_duration_seconds", labels: "op=\"\(op)\"")
         }
         text += push.prometheusText()
+        text += photoUploads.prometheusText()
         return text
     }
 }
