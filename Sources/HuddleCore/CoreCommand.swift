@@ -17,6 +17,9 @@ public enum CoreCommand: Codable, Sendable, Equatable {
     // Friends. Each is logged together with the inbox notices (`publish` to `inbox:USER`) it
     // caused, in the same turn.
 
+    /// The publications of `channels` past their namespace's age limit at `time` are dropped:
+    /// unreadable already, they would otherwise be kept until the channel's next publication.
+    case trimExpiredHistory(channels: [String], time: Int64)
     /// `from` asked `to` to be friends; never logged between friends or with a request pending.
     case sendFriendRequest(from: Username, to: Username, message: String, time: Int64)
     /// The two become friends: `to` accepted `from`'s request, or `to`'s own request crossed

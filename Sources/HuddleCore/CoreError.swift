@@ -2,7 +2,8 @@
 public struct CoreError: Error, Sendable, Equatable {
     public var code: CoreErrorCode
     public var message: String
-    /// Set with `too_many_attempts`: how long until a new attempt can be counted.
+    /// Set with `too_many_attempts` and the budgets over time (`friend_requests_limited`,
+    /// `request_cooldown`, `too_many_rooms`, `storage_quota`): how long until a retry can pass.
     public var retryAfterMilliseconds: Int64?
 
     public init(_ code: CoreErrorCode, _ message: String, retryAfterMilliseconds: Int64? = nil) {
@@ -39,6 +40,11 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case notFriends = "not_friends"
     case tooManyFriends = "too_many_friends"
     case tooManyRequests = "too_many_requests"
+    case friendRequestsLimited = "friend_requests_limited"
+    case requestCooldown = "request_cooldown"
+    // Rooms.
+    case tooManyRooms = "too_many_rooms"
+    case storageQuota = "storage_quota"
     // Feed.
     case postNotFound = "post_not_found"
     case alreadyLiked = "already_liked"

@@ -57,6 +57,9 @@ extension HuddleCore {
             let tokenHashes = purgeable.sorted(by: Sessions.precedes)
             record(.purgeExpiredSessions(tokenHashes: tokenHashes, time: time), into: &step)
         }
+        trimExpiredHistory(at: time, into: &step)
         loginThrottle.purge(at: time)
+        friendRequestThrottle.purge(at: time)
+        roomQuota.purge(at: time)
     }
 }

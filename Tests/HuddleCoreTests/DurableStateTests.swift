@@ -108,6 +108,12 @@ import Testing
                 // A publication much later than the others ages the room's history out.
                 harness.advance(60_000)
             }
+            if round == 90 {
+                // A minute after the jump, what the rooms kept from before it has aged out:
+                // the tick trims it.
+                harness.advance(60_000)
+                step(.tick)
+            }
             if round == 100 {
                 // Feed: friends' posts, a like toggled, set and taken back, a comment, a deletion.
                 step(.createPost(connections["alice"]!, requestID: "fp1", text: "gym?", activity: "Gym", at: harness.time + 60_000))
@@ -132,6 +138,7 @@ import Testing
             case .openSession: kinds.insert("openSession")
             case .revokeSessions: kinds.insert("revokeSessions")
             case .purgeExpiredSessions: kinds.insert("purgeExpiredSessions")
+            case .trimExpiredHistory: kinds.insert("trimExpiredHistory")
             case .publish(_, let from, _, _, _): kinds.insert(from == nil ? "serverPublish" : "publish")
             case .sendFriendRequest: kinds.insert("sendFriendRequest")
             case .acceptFriendRequest: kinds.insert("acceptFriendRequest")
@@ -158,7 +165,7 @@ import Testing
         }
         let state = harness.core.durableState
         #expect(kinds == [
-            "signUp", "openSession", "revokeSessions", "purgeExpiredSessions", "publish", "serverPublish",
+            "signUp", "openSession", "revokeSessions", "purgeExpiredSessions", "trimExpiredHistory", "publish", "serverPublish",
             "sendFriendRequest", "acceptFriendRequest", "dropFriendRequest", "removeFriend", "publishWithClientID", "markRead",
             "createPost", "setLike", "addComment", "deletePost",
             // Memories.

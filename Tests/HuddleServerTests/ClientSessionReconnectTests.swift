@@ -96,7 +96,7 @@ import Testing
     /// Missed more than the server replays (1000): `recovered: false` reaches the application,
     /// and delivery goes on from the channel's latest offset.
     @Test func recoveredFalseWhenTheHistoryNoLongerReachesBack() async throws {
-        let server = try await startHuddle()
+        let server = try await startHuddle(["--user-rate-limit", "1000"])
         let proxy = try TCPProxy(targetPort: server.port)
         defer { proxy.stop() }
         let publisherToken = try V1Client(port: server.port).signUp("far_pub")

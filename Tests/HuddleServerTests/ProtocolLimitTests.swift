@@ -174,7 +174,8 @@ import Testing
     /// A subscriber that stops reading is closed with 1008 once its queue passes the limit, and
     /// the channel goes on for everyone else.
     @Test func slowSubscriberIsClosedWith1008() async throws {
-        let server = try await startHuddle(["--max-outbound-bytes", "65536"])
+        // One user publishes it all: their share of bytes published is raised to let 8 MiB through at once.
+        let server = try await startHuddle(["--max-outbound-bytes", "65536", "--user-publish-bytes", "4194304"])
         let (_, token) = try ProtocolClient.signedUp("alice", port: server.port)
         let slow = try ProtocolClient(port: server.port, credential: .header(token), receiveTimeout: 20, receiveBufferSize: 4096)
         _ = try slow.nextEvent("session")

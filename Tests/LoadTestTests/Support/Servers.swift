@@ -7,6 +7,7 @@ func startHuddle() async throws -> (process: ChildProcess, url: String, dataDire
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let server = try ChildProcess(ChildProcess.products.appendingPathComponent("huddle"), [
         "--host", "127.0.0.1", "--port", "0", "--threads", "2", "--bench", "--kdf-iterations", "1000", "--rate-limit", "100000",
+        "--user-rate-limit", "100000", "--user-publish-bytes", "1073741824",
         "--fsync", "no", "--log-level", "notice", "--data-dir", directory.path,
     ])
     let rest = try await server.waitFor("url=ws://127.0.0.1:", timeout: 30)
