@@ -28,6 +28,10 @@ public struct CoreConfiguration: Sendable {
     public var maxIncomingFriendRequests = 1000
     /// The activity list and status lifetimes (protocol.md, "Activities and matches").
     public var activities = ActivitySettings()
+    /// Keyed writes (protocol.md, "Retries"): how many first results are kept per user, and
+    /// for how long. `apply` trims by both, so replays must use the same values.
+    public var keptResultsPerUser = 256
+    public var keptResultMilliseconds: Int64 = 24 * 60 * 60_000
 
     public init() {}
 

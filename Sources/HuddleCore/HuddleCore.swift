@@ -168,6 +168,8 @@ public final class HuddleCore {
             forget(connection, at: time)
         case .tick:
             tick(at: time, into: &step)
+        case let .keyed(connection, requestID, op, clientID, write):
+            handleKeyed(write, from: connection, requestID: requestID, op: op, clientID: clientID, at: time, into: &step)
         }
         return step
     }
@@ -256,6 +258,12 @@ public final class HuddleCore {
             }
         case let .addPhotoOwner(owner, hash, size, _):
             durableState.photos.add(owner, hash, size: size)
+
+        // Keyed writes.
+        case let .keepResult(user, op, clientID, reply, time):
+            durableState.keptResults.keep(
+                KeptResult(op: op, clientID: clientID, reply: reply, time: time), of: user,
+                limit: configuration.keptResultsPerUser, window: configuration.keptResultMilliseconds)
         }
     }
 

@@ -12,7 +12,9 @@ public enum RequestDecoder {
             let members = try parseObject(bytes, limits: limits, recoverID: true)
             let id = try requestID(members, limits: limits)
             let arguments = RequestArguments(members: members, id: id)
-            return ClientRequest(id: id, operation: try operation(arguments, limits: limits))
+            let operation = try operation(arguments, limits: limits)
+            let clientID = operation.isKeyedWrite ? try clientID(arguments, limits: limits) : nil
+            return ClientRequest(id: id, operation: operation, clientID: clientID)
         }
     }
 

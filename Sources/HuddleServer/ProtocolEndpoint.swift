@@ -204,6 +204,9 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
             return
         }
         let number = forward(session)
+        // Every submission below goes through this one, which wraps a write sent with a
+        // `client_id` as a keyed write.
+        let runner = RequestSubmission(runner: self.runner, connection: ref, requestID: id, op: op, clientID: request.clientID)
         switch request.operation {
         case .ping:
             break

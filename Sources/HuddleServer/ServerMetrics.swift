@@ -36,6 +36,8 @@ final class ServerMetrics: Sendable {
     private let loops: [LoopCounters]
     private let errors = Mutex<[String: Int]>([:])
     private let latencies = Mutex<[String: LatencyHistogram]>([:])
+    /// Retried writes answered with their kept first result, by op.
+    private let duplicates = Mutex<[String: Int]>([:])
     let push = PushMetrics()
 
     init(loopCount: Int) {
@@ -46,6 +48,10 @@ final class ServerMetrics: Sendable {
 
     func countError(_ code: String) {
         errors.withLock { $0[code, default: 0] += 1 }
+    }
+
+    func countDuplicate(op: String) {
+        duplicates.withLock { $0[op, default: 0] += 1 }
     }
 
     func observe(op: String, seconds: Double) {
@@ -77,6 +83,11 @@ final class ServerMetrics: Sendable {
         text += "# HELP huddle_errors_total Error replies and refusals, by code.\n# TYPE huddle_errors_total counter\n"
         for (code, count) in errors.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             text += "huddle_errors_total{code=\"\(code)\"} \(count)\n"
+        }
+        text += "# HELP huddle_duplicate_writes_total Retried writes (same client_id) answered with the first result, changing nothing, by op.\n"
+        text += "# TYPE huddle_duplicate_writes_total counter\n"
+        for (op, count) in duplicates.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            text += "huddle_duplicate_writes_total{op=\"\(op)\"} \(count)\n"
         }
         text += "# HELP huddle_command_duration_seconds Time from a request's arrival at the core to its reply, by op.\n"
         text += "# TYPE huddle_command_duration_seconds histogram\n"

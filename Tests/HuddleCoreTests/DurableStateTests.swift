@@ -118,6 +118,11 @@ import Testing
                 step(.commentOnPost(connections["bob"]!, requestID: "fc", post: 1, text: "in \"5\""))
                 step(.listFeed(connections["bob"]!, requestID: "ff", before: nil, limit: 10))
                 step(.deletePost(connections["bob"]!, requestID: "fd", post: 2))
+                // A keyed comment, retried: kept once, the retry changes nothing.
+                for _ in 0..<2 {
+                    step(.keyed(connections["alice"]!, requestID: "kc", op: "comment", clientID: "c-1",
+                                .commentOnPost(connections["alice"]!, requestID: "kc", post: 1, text: "see you")))
+                }
             }
         }
         return (harness, states)
@@ -154,6 +159,8 @@ import Testing
             case .putMemoryPoint: kinds.insert("putMemoryPoint")
             case .deleteMemoryPoint: kinds.insert("deleteMemoryPoint")
             case .addPhotoOwner: kinds.insert("addPhotoOwner")
+            // Keyed writes.
+            case .keepResult: kinds.insert("keepResult")
             }
         }
         let state = harness.core.durableState
@@ -163,8 +170,11 @@ import Testing
             "createPost", "setLike", "addComment", "deletePost",
             // Memories.
             "createMemory", "updateMemory", "deleteMemory", "putMemoryPoint", "deleteMemoryPoint", "addPhotoOwner",
+            // Keyed writes.
+            "keepResult",
         ])
-        #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 1 && state.feed[1]?.likers.isEmpty == true)
+        #expect(state.keptResults.count(of: "alice") == 1)
+        #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 2 && state.feed[1]?.likers.isEmpty == true)
         #expect(state.memories.memories(of: "alice").map { $0.points.map(\.time) } == [[9]] && state.memories.count == 1)
         #expect(state.readMarkers.offset(of: "bob", in: "chat:alice~bob") > 0)
         #expect(state.friendships.friends(of: "bob") == ["alice"])
