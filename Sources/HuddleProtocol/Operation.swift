@@ -12,8 +12,8 @@ public enum Operation: Sendable, Equatable {
     case unsubscribe(channel: String)
     /// `data` is the compact serialization of the parsed value: normalized, and what was
     /// size-checked against `ProtocolLimits.maxDataBytes`.
-    /// `clientID`: the publisher's own id for the publication, 1–64 characters, optional.
-    case publish(channel: String, type: String, data: String, clientID: String? = nil)
+    /// Its `client_id`, if any, is the request's (`ClientRequest.clientID`).
+    case publish(channel: String, type: String, data: String)
     /// `before`: only offsets below it (nil: from the newest); `limit` already defaulted and
     /// range-checked.
     case history(channel: String, before: UInt64?, limit: Int)
@@ -80,31 +80,8 @@ public enum Operation: Sendable, Equatable {
     /// At least one field given.
     case pointUpdate(memory: UInt64, point: UInt64, MemoryPointArguments)
     case pointDelete(memory: UInt64, point: UInt64)
-    /// The writes that take an optional `client_id` making a retry safe (protocol.md,
-    /// "Retries"), besides `publish`, whose `client_id` is kept with the publication. Not here:
-    /// the session ops (a signup's result is a token the server never stores), subscriptions
-    /// (state of one connection), `typing` (nothing stored) and location reports (a repeated
-    /// `time` is ignored already).
-    public var isKeyedWrite: Bool {
-        switch self {
-        case .friendRequest, .friendAccept, .friendDecline, .friendCancel, .friendRemove, .markRead:
-            return true
-        // Feed.
-        case .post, .like, .comment, .postDelete:
-            return true
-        // Activities.
-        case .activityOn, .activityOff:
-            return true
-        // Places.
-        case .placeSet, .placeRemove:
-            return true
-        // Memories.
-        case .memoryCreate, .memoryUpdate, .memoryDelete, .pointAdd, .pointUpdate, .pointDelete:
-            return true
-        default:
-            return false
-        }
-    }
+    /// Whether the op takes a `client_id` (`KeyedWrites`).
+    public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
     /// The op as it is spelled on the wire, for metrics labels and logs.
     public var name: String {

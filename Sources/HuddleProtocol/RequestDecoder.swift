@@ -94,8 +94,7 @@ public enum RequestDecoder {
             return .publish(
                 channel: try arguments.string("channel"),
                 type: try arguments.publicationType(),
-                data: try arguments.publicationData(maxBytes: limits.maxDataBytes),
-                clientID: try clientID(arguments, limits: limits))
+                data: try arguments.publicationData(maxBytes: limits.maxDataBytes))
         case "history":
             return .history(
                 channel: try arguments.string("channel"),
