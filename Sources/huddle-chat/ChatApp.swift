@@ -176,11 +176,17 @@ final class ChatApp {
             show("[error] no_chat: open a chat first: /chat USER")
             return done()
         }
-        // A generated client id makes the send safe across reconnects: it is stored once.
+        // The client's outbox keeps the message, with a generated client id, until the server
+        // answers — across reconnects, however long the outage — and it is stored once. Typed
+        // while disconnected it is shown as pending and the next command runs at once; it shows
+        // as a message when its publication comes back.
+        let pending = client.state != .ready
+        if pending { show(ChatLines.pending(text, in: room)) }
         client.publish(room, data: .object([("text", .string(text))])) { [unowned self] outcome in
             if case .failure(let error) = outcome { show(ChatLines.error(error)) }
-            done()
+            if !pending { done() }
         }
+        if pending { done() }
     }
 
     private func userIsTyping(_ text: String) {
