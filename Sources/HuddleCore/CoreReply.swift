@@ -79,4 +79,7 @@ public indirect enum CoreReply: Sendable, Equatable, Codable {
     case memories([Memory])
     /// `point_add`, `point_update`.
     case memoryPoint(memory: UInt64, MemoryPoint)
+    /// A result without points (`memory_update`), as kept for a retry: the memory with its
+    /// points left out, so a kept result stays small, and how many it had.
+    case keptMemory(Memory, pointCount: Int)
 }

@@ -17,7 +17,7 @@ extension HuddleCore {
         step.commands.append(contentsOf: written.commands)
         step.outputs.append(contentsOf: written.outputs)
         guard let result = written.reply(to: connection, requestID: requestID), !result.isFailure else { return }
-        record(.keepResult(user: identity.username, op: op, clientID: clientID, reply: result, time: time), into: &step)
+        record(.keepResult(user: identity.username, op: op, clientID: clientID, reply: result.keptForm, time: time), into: &step)
     }
 }
 
@@ -35,5 +35,16 @@ extension CoreReply {
     var isFailure: Bool {
         if case .failure = self { return true }
         return false
+    }
+
+    /// The reply as a retry will get it, holding no more than it shows: a memory shown without
+    /// its points is kept without them (up to 100 points of a few KiB each).
+    var keptForm: CoreReply {
+        guard case .memory(let memory, includingPoints: false) = self else { return self }
+        var summary = Memory(
+            id: memory.id, owner: memory.owner, title: memory.title, date: memory.date, placeName: memory.placeName,
+            position: memory.position, createdAt: memory.createdAt)
+        summary.updatedAt = memory.updatedAt
+        return .keptMemory(summary, pointCount: memory.points.count)
     }
 }

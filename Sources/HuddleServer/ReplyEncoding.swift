@@ -127,6 +127,8 @@ enum ReplyEncoding {
             return .object([("memories", .array(memories.map { MemoryEncoding.memory($0, includingPoints: false) }))])
         case .memoryPoint(let memory, let point):
             return .object([("memory", number(memory)), ("point", MemoryEncoding.point(point))])
+        case .keptMemory(let memory, let pointCount):
+            return .object([("memory", MemoryEncoding.memory(memory, includingPoints: false, pointCount: pointCount))])
         }
     }
 

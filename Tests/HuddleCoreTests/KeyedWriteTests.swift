@@ -71,6 +71,26 @@ import Testing
         #expect(harness.core.durableState.keptResults.count(of: "alice") == 1)
     }
 
+    /// A memory shown without its points is kept without them: a kept result stays small
+    /// however many points the memory has.
+    @Test func aMemoryUpdateIsKeptWithoutItsPoints() throws {
+        let harness = CoreHarness()
+        let (alice, _) = harness.signUp("alice")
+        _ = harness.handle(.createMemory(alice, requestID: "m", MemoryFields(title: "Lisbon", date: "2025-06-14")))
+        let note = String(repeating: "n", count: 2000)
+        for time in 1...3 { _ = harness.handle(.addMemoryPoint(alice, requestID: "p", memory: 1, MemoryPointFields(time: Int64(time), note: note))) }
+        let update = CoreRequest.keyed(alice, requestID: "u", op: "memory_update", clientID: "u-1",
+                                       .updateMemory(alice, requestID: "u", memory: 1, MemoryFields(title: "Lisboa")))
+        _ = harness.handle(update)
+        let retry = harness.handle(update)
+        guard case .duplicate(.keptMemory(let memory, let pointCount)) = retry.replies.first else {
+            Issue.record("\(retry.replies)")
+            return
+        }
+        #expect(memory.title == "Lisboa" && memory.points.isEmpty && pointCount == 3)
+        #expect(memory.updatedAt == harness.core.durableState.memories.memories(of: "alice").first?.updatedAt)
+    }
+
     @Test func keptResultsSurviveAReplay() {
         let harness = CoreHarness()
         let (alice, _) = harness.signUp("alice")
