@@ -90,4 +90,6 @@ public enum CoreCommand: Codable, Sendable, Equatable {
     /// The first result of `user`'s `op` sent with `clientID`, logged after the commands of
     /// the write itself in the same turn, so the effect and its key are durable together.
     case keepResult(user: Username, op: String, clientID: String, reply: CoreReply, time: Int64)
+    /// Every kept result older than `before` is forgotten; emitted by `tick`.
+    case forgetKeptResults(before: Int64, time: Int64)
 }

@@ -32,6 +32,8 @@ public struct CoreConfiguration: Sendable {
     /// for how long. `apply` trims by both, so replays must use the same values.
     public var keptResultsPerUser = 256
     public var keptResultMilliseconds: Int64 = 24 * 60 * 60_000
+    /// How often `tick` forgets expired results of users who made no keyed write since.
+    public var keptResultSweepMilliseconds: Int64 = 60 * 60_000
 
     public init() {}
 

@@ -58,5 +58,11 @@ extension HuddleCore {
             record(.purgeExpiredSessions(tokenHashes: tokenHashes, time: time), into: &step)
         }
         loginThrottle.purge(at: time)
+        if time >= nextKeptResultSweep {
+            nextKeptResultSweep = time + configuration.keptResultSweepMilliseconds
+            if !durableState.keptResults.isEmpty {
+                record(.forgetKeptResults(before: time - configuration.keptResultMilliseconds, time: time), into: &step)
+            }
+        }
     }
 }

@@ -19,6 +19,8 @@ public final class HuddleCore {
     var sessionPurges = MinHeap<SessionPurge>()
     /// Derived from the durable accounts, for `user_search`.
     var usernames: UsernameIndex
+    /// When `tick` next forgets expired kept results (the first tick after a start does).
+    var nextKeptResultSweep: Int64 = .min
 
     public convenience init(configuration: CoreConfiguration = .init()) {
         self.init(configuration: configuration, restoring: CoreDurableState())
@@ -264,6 +266,8 @@ public final class HuddleCore {
             durableState.keptResults.keep(
                 KeptResult(op: op, clientID: clientID, reply: reply, time: time), of: user,
                 limit: configuration.keptResultsPerUser, window: configuration.keptResultMilliseconds)
+        case let .forgetKeptResults(before, _):
+            durableState.keptResults.forget(before: before)
         }
     }
 

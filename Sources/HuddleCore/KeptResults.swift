@@ -2,8 +2,9 @@
 /// op and `client_id` while its result is kept gets that result again and changes nothing.
 ///
 /// Bounded per user by count and by age (`CoreConfiguration.keptResultsPerUser` and
-/// `keptResultMilliseconds`); `keep` trims both, so a replay of the same log with the same
-/// configuration keeps exactly the same results. Coded as a list sorted by user, each user's
+/// `keptResultMilliseconds`): `keep` trims both, and `forget(before:)` — logged by `tick`
+/// every `keptResultSweepMilliseconds` — drops what expired for users who stopped writing. So a
+/// replay of the same log with the same configuration keeps exactly the same results. Coded as a list sorted by user, each user's
 /// results oldest first.
 public struct KeptResults: Sendable, Equatable {
     private var resultsByUser: [Username: [KeptResult]] = [:]
@@ -16,6 +17,18 @@ public struct KeptResults: Sendable, Equatable {
               time - kept.time <= window
         else { return nil }
         return kept.reply
+    }
+
+    /// Whether any result is kept.
+    var isEmpty: Bool { resultsByUser.isEmpty }
+
+    /// Forgets every result older than `cutoff`.
+    mutating func forget(before cutoff: Int64) {
+        for (user, results) in resultsByUser {
+            let expired = results.prefix { $0.time < cutoff }.count
+            guard expired > 0 else { continue }
+            resultsByUser[user] = expired == results.count ? nil : Array(results.dropFirst(expired))
+        }
     }
 
     /// Results kept for `user` now.

@@ -91,6 +91,26 @@ import Testing
         #expect(memory.updatedAt == harness.core.durableState.memories.memories(of: "alice").first?.updatedAt)
     }
 
+    /// A user who stops writing does not hold expired results: `tick` forgets them (logged).
+    @Test func tickForgetsExpiredResultsOfIdleUsers() {
+        var configuration = Self.configuration(window: 60_000)
+        configuration.keptResultSweepMilliseconds = 10_000
+        let harness = CoreHarness(configuration: configuration)
+        let (alice, _) = harness.signUp("alice")
+        let (bob, _) = harness.signUp("bob")
+        _ = harness.handle(.tick)  // the first sweep, with nothing kept: nothing logged
+        _ = harness.handle(Self.keyedPost(alice, "p-1"))
+        harness.advance(30_000)
+        _ = harness.handle(Self.keyedPost(bob, "p-1"))
+        harness.advance(30_001)
+        let sweep = harness.handle(.tick)
+        #expect(sweep.commands == [.forgetKeptResults(before: harness.time - 60_000, time: harness.time)])
+        #expect(harness.core.durableState.keptResults.count(of: "alice") == 0)
+        #expect(harness.core.durableState.keptResults.count(of: "bob") == 1)
+        #expect(harness.handle(.tick).commands.isEmpty, "not again before the sweep interval")
+        #expect(harness.replayed().durableState == harness.core.durableState)
+    }
+
     @Test func keptResultsSurviveAReplay() {
         let harness = CoreHarness()
         let (alice, _) = harness.signUp("alice")

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 
 /// Issue 12, acceptance 4: every write sent with a `client_id`, its reply lost to a server that
-/// dies (SIGKILL) or stops (SIGTERM) right after, and sent again with the same `client_id` to the
-/// restarted server, has exactly one effect: the retry gets the first result with
-/// `duplicate: true` and changes nothing.
+/// dies (SIGKILL: the kept results come back by replaying the log) or stops (SIGTERM: from the
+/// shutdown snapshot) right after, and sent again with the same `client_id` to the restarted
+/// server, has exactly one effect: the retry gets the first result with `duplicate: true` and
+/// changes nothing.
 @Suite struct KeyedWriteRecoveryTests {
     static let password = "pw-secret-1"
 
@@ -80,6 +81,7 @@ import Testing
             server.kill9()
         } else {
             #expect(try await server.stop() == 0)
+            #expect(server.logText.contains("shutdown snapshot written"))
         }
 
         let restarted = try await DurableServer.start(dataDirectory: data)
