@@ -32,7 +32,12 @@ import Testing
         let liked = try direct.ok("post", ["text": "like me"])["post"] as? [String: Any] ?? [:]
         let likedID = UInt64(liked["id"] as? Int ?? 0)
 
-        let alice = try await ClientHarness(url: proxy.url, credentials: .token(token), configure: ClientSessionReconnectTests.resilient)
+        // No heartbeat drop while the replies are muted (on a loaded machine it could come
+        // before the test has seen the writes done): only the test's cut ends the connection.
+        let alice = try await ClientHarness(url: proxy.url, credentials: .token(token)) { configuration in
+            configuration.heartbeat = Heartbeat(pingAfterMilliseconds: 600_000, deadAfterMilliseconds: 1_200_000)
+            configuration.requestTimeoutMilliseconds = 120_000
+        }
         try await alice.waitUntilConnected()
         proxy.muteAll()
         let posted = Outcomes<FeedPost>()
