@@ -48,6 +48,12 @@ public struct CoreConfiguration: Sendable {
     public var roomBytesBurst = 16 * 1024 * 1024
     /// The activity list and status lifetimes (protocol.md, "Activities and matches").
     public var activities = ActivitySettings()
+    /// Keyed writes (protocol.md, "Retries"): how many first results are kept per user, and
+    /// for how long. `apply` trims by both, so replays must use the same values.
+    public var keptResultsPerUser = 256
+    public var keptResultMilliseconds: Int64 = 24 * 60 * 60_000
+    /// How often `tick` forgets expired results of users who made no keyed write since.
+    public var keptResultSweepMilliseconds: Int64 = 60 * 60_000
 
     public init() {}
 

@@ -61,5 +61,11 @@ extension HuddleCore {
         loginThrottle.purge(at: time)
         friendRequestThrottle.purge(at: time)
         roomQuota.purge(at: time)
+        if time >= nextKeptResultSweep {
+            nextKeptResultSweep = time + configuration.keptResultSweepMilliseconds
+            if !durableState.keptResults.isEmpty {
+                record(.forgetKeptResults(before: time - configuration.keptResultMilliseconds, time: time), into: &step)
+            }
+        }
     }
 }

@@ -24,6 +24,8 @@ public final class HuddleCore {
     var historyExpiries = HistoryExpiries()
     /// Derived from the durable accounts, for `user_search`.
     var usernames: UsernameIndex
+    /// When `tick` next forgets expired kept results (the first tick after a start does).
+    var nextKeptResultSweep: Int64 = .min
 
     public convenience init(configuration: CoreConfiguration = .init()) {
         self.init(configuration: configuration, restoring: CoreDurableState())
@@ -178,6 +180,8 @@ public final class HuddleCore {
             forget(connection, at: time)
         case .tick:
             tick(at: time, into: &step)
+        case let .keyed(connection, requestID, op, clientID, write):
+            handleKeyed(write, from: connection, requestID: requestID, op: op, clientID: clientID, at: time, into: &step)
         }
         return step
     }
@@ -271,6 +275,14 @@ public final class HuddleCore {
             }
         case let .addPhotoOwner(owner, hash, size, _):
             durableState.photos.add(owner, hash, size: size)
+
+        // Keyed writes.
+        case let .keepResult(user, op, clientID, reply, time):
+            durableState.keptResults.keep(
+                KeptResult(op: op, clientID: clientID, reply: reply, time: time), of: user,
+                limit: configuration.keptResultsPerUser, window: configuration.keptResultMilliseconds)
+        case let .forgetKeptResults(before, _):
+            durableState.keptResults.forget(before: before)
         }
     }
 

@@ -237,6 +237,9 @@ final class CoreRunner: @unchecked Sendable {
                 routeUnlogged(handled)
             }
             if case .connectionClosed(let ref) = handled.request { secrets[ref] = nil }
+            if let op = handled.op, handled.step.outputs.contains(where: \.isDuplicateReply) {
+                metrics.countDuplicate(op: op)
+            }
             if let op = handled.op, handled.submitted > 0 {
                 metrics.observe(op: op, seconds: Double(finished - handled.submitted) / 1e9)
             }
@@ -326,6 +329,8 @@ final class CoreRunner: @unchecked Sendable {
             outbox[caller.loop].append(.photoAccess(serial: caller.serial, .storageUnavailable))
         case .serverPublish(let id, _, _, _):
             replyUnavailable(nil, id)
+        case .keyed(let ref, let id, _, _, _):
+            replyUnavailable(ref, id)
         default:
             break
         }
@@ -449,6 +454,16 @@ final class CoreRunner: @unchecked Sendable {
     }
 }
 
+extension CoreOutput {
+    /// A retried write answered with its first result.
+    var isDuplicateReply: Bool {
+        switch self {
+        case .reply(_, _, .duplicate), .reply(_, _, .alreadyPublished): return true
+        default: return false
+        }
+    }
+}
+
 extension CoreRequest {
     /// Requests that lead to a durable command (directly, or for a login through finishLogin):
     /// refused up front while storage refuses writes.
@@ -470,6 +485,8 @@ extension CoreRequest {
         case .createMemory, .updateMemory, .deleteMemory, .addMemoryPoint, .updateMemoryPoint, .deleteMemoryPoint,
              .authorizePhotoUpload, .recordPhoto:
             return true
+        case .keyed(_, _, _, _, let write):
+            return write.startsAWrite
         default: return false
         }
     }

@@ -39,6 +39,8 @@ final class ServerMetrics: Sendable {
     private let budgetRefusals = Mutex<[String: Int]>([:])
     /// Users and addresses the fair-share budgets track now (the others are at full budget).
     let budgetOwners = Atomic<Int>(0)
+    /// Retried writes answered with their kept first result, by op.
+    private let duplicates = Mutex<[String: Int]>([:])
     let push = PushMetrics()
     let photoUploads: PhotoUploads
 
@@ -55,6 +57,10 @@ final class ServerMetrics: Sendable {
 
     func countBudgetRefusal(_ budget: String) {
         budgetRefusals.withLock { $0[budget, default: 0] += 1 }
+    }
+
+    func countDuplicate(op: String) {
+        duplicates.withLock { $0[op, default: 0] += 1 }
     }
 
     func observe(op: String, seconds: Double) {
@@ -95,6 +101,11 @@ final class ServerMetrics: Sendable {
         }
         text += "# HELP huddle_budget_owners Users and addresses below a full fair-share budget.\n# TYPE huddle_budget_owners gauge\n"
         text += "huddle_budget_owners \(budgetOwners.load(ordering: .relaxed))\n"
+        text += "# HELP huddle_duplicate_writes_total Retried writes (same client_id) answered with the first result, changing nothing, by op.\n"
+        text += "# TYPE huddle_duplicate_writes_total counter\n"
+        for (op, count) in duplicates.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            text += "huddle_duplicate_writes_total{op=\"\(op)\"} \(count)\n"
+        }
         text += "# HELP huddle_command_duration_seconds Time from a request's arrival at the core to its reply, by op.\n"
         text += "# TYPE huddle_command_duration_seconds histogram\n"
         for (op, histogram) in latencies.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {

@@ -9,6 +9,8 @@ import Testing
         configuration.history[.room] = HistoryLimit(maxPublications: 7, maxAgeMilliseconds: 60_000)
         configuration.history[.chat] = HistoryLimit(maxPublications: 4, maxAgeMilliseconds: CoreHarness.day)
         configuration.expiredSessionRetentionMilliseconds = 1_000
+        configuration.keptResultMilliseconds = 1_000
+        configuration.keptResultSweepMilliseconds = 1_000
         return configuration
     }
 
@@ -124,6 +126,14 @@ import Testing
                 step(.commentOnPost(connections["bob"]!, requestID: "fc", post: 1, text: "in \"5\""))
                 step(.listFeed(connections["bob"]!, requestID: "ff", before: nil, limit: 10))
                 step(.deletePost(connections["bob"]!, requestID: "fd", post: 2))
+                // A keyed comment, retried: kept once, the retry changes nothing.
+                for _ in 0..<2 {
+                    step(.keyed(connections["alice"]!, requestID: "kc", op: "comment", clientID: "c-1",
+                                .commentOnPost(connections["alice"]!, requestID: "kc", post: 1, text: "see you")))
+                }
+                // Kept past the window: the next sweep forgets it.
+                harness.advance(2_000)
+                step(.tick)
             }
         }
         return (harness, states)
@@ -161,6 +171,9 @@ import Testing
             case .putMemoryPoint: kinds.insert("putMemoryPoint")
             case .deleteMemoryPoint: kinds.insert("deleteMemoryPoint")
             case .addPhotoOwner: kinds.insert("addPhotoOwner")
+            // Keyed writes.
+            case .keepResult: kinds.insert("keepResult")
+            case .forgetKeptResults: kinds.insert("forgetKeptResults")
             }
         }
         let state = harness.core.durableState
@@ -170,8 +183,11 @@ import Testing
             "createPost", "setLike", "addComment", "deletePost",
             // Memories.
             "createMemory", "updateMemory", "deleteMemory", "putMemoryPoint", "deleteMemoryPoint", "addPhotoOwner",
+            // Keyed writes.
+            "keepResult", "forgetKeptResults",
         ])
-        #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 1 && state.feed[1]?.likers.isEmpty == true)
+        #expect(state.keptResults.count(of: "alice") == 0)
+        #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 2 && state.feed[1]?.likers.isEmpty == true)
         #expect(state.memories.memories(of: "alice").map { $0.points.map(\.time) } == [[9]] && state.memories.count == 1)
         #expect(state.readMarkers.offset(of: "bob", in: "chat:alice~bob") > 0)
         #expect(state.friendships.friends(of: "bob") == ["alice"])
