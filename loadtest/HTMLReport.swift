@@ -105,7 +105,8 @@ struct HTMLReport {
     }
 
     private var badges: String {
-        var badges = "<span class=\"verdict \(result.isClean ? "clean" : "unclean")\">\(result.isClean ? "clean" : "not clean")</span>"
+        let quality = result.isClean ? (result.interruption == nil ? "clean" : "clean so far") : "not clean"
+        var badges = "<span class=\"verdict \(result.isClean ? "clean" : "unclean")\">\(quality)</span>"
         if result.interruption != nil { badges = "<span class=\"verdict interrupted\">interrupted</span> " + badges }
         return badges
     }
