@@ -99,7 +99,7 @@ import Testing
     /// Ctrl-C while set-up waits on a server that never answers: no window was measured, and
     /// the report still comes, saying so.
     @Test func ctrlCDuringSetUpStillReports() async throws {
-        let server = try await startSilentWebSocketServer()
+        let server = try await startFaultyBroadcastServer(silent: true)
         let run = try await harness(["fanout", "--url", server.url, "--subscribers", "5"] + short, timeout: 30) { process in
             _ = try await process.waitFor("s setup: starting", timeout: 60)
             kill(process.pid, SIGINT)
