@@ -2,7 +2,7 @@
 public struct CoreError: Error, Sendable, Equatable {
     public var code: CoreErrorCode
     public var message: String
-    /// Set with `too_many_attempts`: how long until a new attempt can be counted.
+    /// Set with `too_many_attempts` and `busy`: how long until a new attempt can be counted.
     public var retryAfterMilliseconds: Int64?
 
     public init(_ code: CoreErrorCode, _ message: String, retryAfterMilliseconds: Int64? = nil) {
@@ -24,6 +24,8 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case alreadyAuthenticated = "already_authenticated"
     case invalidCredentials = "invalid_credentials"
     case tooManyAttempts = "too_many_attempts"
+    /// A server-wide bound is full (password hashes waiting); has `retry_after_ms`.
+    case busy = "busy"
     case invalidToken = "invalid_token"
     case tokenExpired = "token_expired"
     case invalidChannel = "invalid_channel"

@@ -1,0 +1,133 @@
+import Foundation
+import HuddleWebSocket
+import Testing
+
+/// Issue 12, "cheap refusals first": what an anonymous client can make the server spend before
+/// it signs in (password hashes, requests held behind a sign-in) is bounded and judged before
+/// it is spent, logins go ahead of signups, and a login's answer does not tell which accounts
+/// exist. Over real sockets against the real binary; the hash counts come from /metrics.
+@Suite struct ProtocolSignInBoundsTests {
+    private static func hashes(_ kind: String, port: Int) throws -> Int {
+        Int(try PrometheusText.fetch(port: port).value("huddle_password_hashes_total", ["kind": kind]) ?? -1)
+    }
+
+    private static func waitingHashes(_ kind: String, port: Int) throws -> Int {
+        Int(try PrometheusText.fetch(port: port).value("huddle_password_hashes_waiting", ["kind": kind]) ?? -1)
+    }
+
+    /// Observed problem 3: a signup the rules refuse was hashed first (hundreds of
+    /// milliseconds of a KDF thread each). Now every rule is judged before any hash.
+    @Test func aRefusedSignupCostsNoPasswordHash() async throws {
+        let server = try await startHuddle()
+        try ProtocolClient(port: server.port).signup("alice")
+        #expect(try Self.hashes("signup", port: server.port) == 1)
+        let client = try ProtocolClient(port: server.port)
+        let password = ProtocolClient.password
+        #expect(try client.errorCode("signup", ["username": "alice", "email": "new@example.com", "password": password]) == "username_taken")
+        #expect(try client.errorCode("signup", ["username": "bob", "email": "alice@example.com", "password": password]) == "email_taken")
+        #expect(try client.errorCode("signup", ["username": "1bob", "email": "bob@example.com", "password": password]) == "invalid_username")
+        #expect(try client.errorCode("signup", ["username": "bob", "email": "bob", "password": password]) == "invalid_email")
+        #expect(try client.errorCode("signup", ["username": "bob", "email": "bob@example.com", "password": "short"]) == "weak_password")
+        #expect(try Self.hashes("signup", port: server.port) == 1, "a refused signup was hashed")
+        try client.signup("bob")
+        #expect(try Self.hashes("signup", port: server.port) == 2)
+    }
+
+    /// Observed problem 4: an unknown login was answered at once, a wrong password after a
+    /// hash. Both now go through the KDF queue: each costs exactly one hash.
+    @Test func anUnknownLoginCostsAHashLikeAWrongPassword() async throws {
+        let server = try await startHuddle()
+        try ProtocolClient(port: server.port).signup("alice")
+        let client = try ProtocolClient(port: server.port)
+        #expect(try Self.hashes("login", port: server.port) == 0)
+        #expect(try client.errorCode("login", ["login": "alice", "password": "wrong password"]) == "invalid_credentials")
+        #expect(try Self.hashes("login", port: server.port) == 1)
+        #expect(try client.errorCode("login", ["login": "nobody", "password": "wrong password"]) == "invalid_credentials")
+        #expect(try Self.hashes("login", port: server.port) == 2, "an unknown username was answered without a hash")
+        #expect(try client.errorCode("login", ["login": "nobody@example.com", "password": "wrong password"]) == "invalid_credentials")
+        #expect(try Self.hashes("login", port: server.port) == 3, "an unknown email was answered without a hash")
+    }
+
+    /// Observed problem 3: one address kept any number of signups hashing. Now at most 4 per
+    /// address are queued or hashing; the next is refused at once with `retry_after_ms`.
+    @Test func signupsBeingHashedAreBoundedPerAddress() async throws {
+        // A slow KDF keeps the first four in flight while the fifth arrives.
+        let server = try await startHuddle(["--kdf-iterations", "2000000"])
+        let attackers = try (0..<4).map { _ in try ProtocolClient(port: server.port, receiveTimeout: 60) }
+        let ids = try attackers.enumerated().map { index, client in
+            try client.sendRequest("signup", ["username": "bulk\(index)", "email": "bulk\(index)@example.com", "password": ProtocolClient.password])
+        }
+        // Two hashing, two waiting: all four are in flight.
+        try await eventually(timeout: 30, "four signups in flight") { (try? Self.waitingHashes("signup", port: server.port)) == 2 }
+        let fifth = try ProtocolClient(port: server.port, receiveTimeout: 60)
+        let refused = try fifth.failure("signup", ["username": "bulk4", "email": "bulk4@example.com", "password": ProtocolClient.password])
+        #expect(refused["code"] as? String == "too_many_attempts", "\(JSON.text(refused))")
+        #expect(JSON.int(refused["retry_after_ms"]) == 1000, "\(JSON.text(refused))")
+        // Another address is not refused by this one's bound.
+        let neighbour = try ProtocolClient(port: server.port, receiveTimeout: 60, sourceAddress: "127.0.0.2")
+        let neighbourID = try neighbour.sendRequest("signup", ["username": "neighbour", "email": "n@example.com", "password": ProtocolClient.password])
+        for (client, id) in zip(attackers, ids) {
+            #expect(JSON.bool(try client.reply(to: id)["ok"]) == true)
+        }
+        #expect(JSON.bool(try neighbour.reply(to: neighbourID)["ok"]) == true)
+        // Once they are done, the address may sign up again.
+        try fifth.signup("bulk4")
+    }
+
+    /// Observed problem 3: a real user's login waited behind every signup queued before it.
+    /// Logins now take a free KDF thread before any waiting signup: the login is answered while
+    /// signups queued before it are still waiting.
+    @Test func aLoginGoesAheadOfSignupsQueuedBeforeIt() async throws {
+        let server = try await startHuddle(["--kdf-iterations", "1000000"])
+        try ProtocolClient(port: server.port, receiveTimeout: 60).signup("alice")
+        // Twenty signups from five addresses (four each, the per-address bound).
+        var pending: [(ProtocolClient, String)] = []
+        for address in 2...6 {
+            for index in 0..<4 {
+                let client = try ProtocolClient(port: server.port, receiveTimeout: 120, sourceAddress: "127.0.0.\(address)")
+                let name = "bulk\(address)_\(index)"
+                pending.append((client, try client.sendRequest("signup", ["username": name, "email": "\(name)@example.com", "password": ProtocolClient.password])))
+            }
+        }
+        try await eventually(timeout: 60, "signups waiting for a KDF thread") { (try? Self.waitingHashes("signup", port: server.port)) ?? 0 >= 16 }
+        let user = try ProtocolClient(port: server.port, receiveTimeout: 60)
+        try user.login("alice")
+        #expect(try Self.waitingHashes("signup", port: server.port) > 0, "the login waited for every signup queued before it")
+        for (client, id) in pending {
+            #expect(JSON.bool(try client.reply(to: id)["ok"]) == true, "every admitted signup completes")
+        }
+    }
+
+    /// Observed problem 5: requests pipelined behind a sign-in still being decided were held
+    /// decompressed without a byte bound. Now 64 KiB per connection; past it a request is
+    /// refused (`signing_in`), and what was held runs once the sign-in is decided.
+    @Test func requestsHeldBehindASignInAreBoundedInBytes() async throws {
+        // A slow KDF keeps the login undecided while the batch behind it arrives.
+        let server = try await startHuddle(["--kdf-iterations", "1000000"])
+        try ProtocolClient(port: server.port, receiveTimeout: 60).signup("alice")
+        let client = try ProtocolClient(port: server.port, receiveTimeout: 60)
+        let data = String(repeating: "x", count: 16_000)
+        let batch: [(String, JSONObject)] = [("login", ["login": "alice", "password": ProtocolClient.password])]
+            + (0..<6).map { _ in ("publish", ["channel": "room:lobby", "data": data] as JSONObject) }
+            + [("whoami", [:])]
+        let ids = try client.sendBatch(batch)
+        let codes = try ids.map { id -> String in
+            let reply = try client.reply(to: id)
+            return JSON.bool(reply["ok"]) == true ? "ok" : ((reply["error"] as? JSONObject)?["code"] as? String ?? "?")
+        }
+        // Four publishes of ~16 KB fit in 64 KiB, the fifth and sixth do not; a small whoami does.
+        #expect(codes == ["ok", "ok", "ok", "ok", "ok", "signing_in", "signing_in", "ok"], "\(codes)")
+        let metrics = try PrometheusText.fetch(port: server.port)
+        #expect(metrics.value("huddle_signin_held_bytes") == 0, "held bytes are given back once the sign-in is decided")
+        #expect(metrics.value("huddle_errors_total", ["code": "signing_in"]) == 2)
+    }
+
+    /// A connection stays signed in only as long as its session: at `expires_at` it is closed
+    /// with 4001, as if the token had been revoked.
+    @Test func aConnectionIsClosedWhenItsSessionExpires() async throws {
+        let server = try await startHuddle(["--session-ttl", "1"])
+        let client = try ProtocolClient(port: server.port)
+        try client.signup("alice")
+        #expect(try client.closeCode(timeout: 10) == WebSocketCloseCode(rawValue: 4001))
+    }
+}
