@@ -67,15 +67,15 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     private static let refusalsBeforeClose = 1000
     /// Requests a connection may pipeline behind a sign-in still being decided (those refused
     /// on arrival included): the rate limit's burst and then some.
-    static let maxWaitingDuringSignIn = 200
+    private static let maxWaitingDuringSignIn = 200
     /// Bytes (decompressed) of the requests one connection may have waiting behind a sign-in
     /// still being decided: one message of the largest size, or many small ones. Beyond it a
     /// request is refused (`signing_in`): what a client pipelines after a login is its first
     /// few requests, and a request is held decompressed, so without this bound ~12 KB of
     /// compressed frames pin 64 KiB each.
-    static let maxWaitingBytesDuringSignIn = 64 * 1024
+    private static let maxWaitingBytesDuringSignIn = 64 * 1024
     /// The same, all connections of the server together (`busy`, with `retry_after_ms`).
-    static let maxWaitingBytesDuringSignInOverall = 16 * 1024 * 1024
+    private static let maxWaitingBytesDuringSignInOverall = 16 * 1024 * 1024
     private static let waitingRetryMilliseconds: Int64 = 1_000
 
     init(loopIndex: Int, runner: CoreRunner, configuration: ServerConfiguration, metrics: ServerMetrics) {
