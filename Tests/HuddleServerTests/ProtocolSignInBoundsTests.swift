@@ -122,6 +122,37 @@ import Testing
         #expect(metrics.value("huddle_errors_total", ["code": "signing_in"]) == 2)
     }
 
+    /// Observed problem 5 as it was seen: compressed frames of a few hundred bytes that each
+    /// inflate to ~60 KiB, pipelined behind a login. One is held; the rest are refused rather
+    /// than pinned decompressed.
+    @Test func compressedRequestsBehindASignInAreBoundedByTheirInflatedSize() async throws {
+        let server = try await startHuddle(["--kdf-iterations", "1000000"])
+        try ProtocolClient(port: server.port, receiveTimeout: 60).signup("alice")
+        let client = try ProtocolClient(port: server.port, extraHeaders: ["Sec-WebSocket-Extensions: permessage-deflate"], receiveTimeout: 60)
+        let loginID = try client.sendRequest("login", ["login": "alice", "password": ProtocolClient.password])
+        let deflater = PerMessageDeflater(windowBits: 15, noContextTakeover: true)
+        let ids = (1...10).map { "big\($0)" }
+        for id in ids {
+            let text = #"{"id":"\#(id)","op":"ping","pad":""# + String(repeating: " ", count: 60_000) + "\"}"
+            let deflated = deflater.compress(Array(text.utf8))
+            #expect(deflated.count < 1000)
+            try client.raw.sendFrame(.text, deflated, rsv1: true)
+        }
+        // Replies of 128 bytes and more come compressed: read frames off the socket.
+        let frames = RawFrames(fd: client.raw.fd)
+        let inflater = PerMessageInflater(windowBits: 15, noContextTakeover: true)
+        var replies: [(id: String, code: String)] = []
+        while replies.count < ids.count + 1 {
+            let frame = try frames.next()
+            let text = frame.header == 0xC1 ? try inflater.inflate(frame.payload, maxSize: 1 << 20) : frame.payload
+            let reply = try #require(try JSON.parse(String(decoding: text, as: UTF8.self)) as? JSONObject)
+            let code = JSON.bool(reply["ok"]) == true ? "ok" : ((reply["error"] as? JSONObject)?["code"] as? String ?? "?")
+            replies.append((reply["id"] as? String ?? "null", code))
+        }
+        #expect(replies.map(\.id) == [loginID] + ids, "replies in request order")
+        #expect(replies.map(\.code) == ["ok", "ok"] + Array(repeating: "signing_in", count: 9), "\(replies)")
+    }
+
     /// A connection stays signed in only as long as its session: at `expires_at` it is closed
     /// with 4001, as if the token had been revoked.
     @Test func aConnectionIsClosedWhenItsSessionExpires() async throws {
