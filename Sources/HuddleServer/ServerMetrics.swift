@@ -37,13 +37,15 @@ final class ServerMetrics: Sendable {
     private let errors = Mutex<[String: Int]>([:])
     private let latencies = Mutex<[String: LatencyHistogram]>([:])
     let push = PushMetrics()
+    let photoUploads: PhotoUploads
     let passwordHashes = PasswordHashMetrics()
     /// Bytes of requests held (decompressed) behind sign-ins still being decided, all
     /// connections together: a gauge, and the server-wide bound's running total.
     let heldBehindSignIn = Atomic<Int>(0)
 
-    init(loopCount: Int) {
+    init(loopCount: Int, photoUploads: PhotoUploads) {
         loops = (0..<loopCount).map { _ in LoopCounters() }
+        self.photoUploads = photoUploads
     }
 
     func loop(_ index: Int) -> LoopCounters { loops[index] }
@@ -88,6 +90,7 @@ final class ServerMetrics: Sendable {
             text += histogram.prometheusLines(name: "huddle_command_duration_seconds", labels: "op=\"\(op)\"")
         }
         text += push.prometheusText()
+        text += photoUploads.prometheusText()
         text += passwordHashes.prometheusText()
         text += "# HELP huddle_signin_held_bytes Bytes of requests waiting behind sign-ins still being decided.\n"
         text += "# TYPE huddle_signin_held_bytes gauge\n"
