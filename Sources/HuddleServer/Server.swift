@@ -47,7 +47,7 @@ public final class Server {
         let photoWorkers = try WorkerThreads(name: "huddle-photo", count: 2)
         let runner = try CoreRunner(configuration: configuration, core: core, persistence: persistence, ioLoops: loops, metrics: metrics, logger: logger)
         let endpoints = contexts.map { context in
-            ProtocolEndpoint(loopIndex: context.loop.index, runner: runner, workers: runner.passwordWorkers, configuration: configuration, metrics: metrics)
+            ProtocolEndpoint(loopIndex: context.loop.index, runner: runner, configuration: configuration, metrics: metrics)
         }
         runner.attach(endpoints)
         let pushGateway = try configuration.push.webhook.map { try PushGateway(webhook: $0, settings: configuration.push, metrics: metrics.push, logger: logger) }

@@ -43,6 +43,10 @@ final class ServerMetrics: Sendable {
     private let duplicates = Mutex<[String: Int]>([:])
     let push = PushMetrics()
     let photoUploads: PhotoUploads
+    let passwordHashes = PasswordHashMetrics()
+    /// Bytes of requests held (decompressed) behind sign-ins still being decided, all
+    /// connections together: a gauge, and the server-wide bound's running total.
+    let heldBehindSignIn = Atomic<Int>(0)
 
     init(loopCount: Int, photoUploads: PhotoUploads) {
         loops = (0..<loopCount).map { _ in LoopCounters() }
@@ -113,6 +117,10 @@ final class ServerMetrics: Sendable {
         }
         text += push.prometheusText()
         text += photoUploads.prometheusText()
+        text += passwordHashes.prometheusText()
+        text += "# HELP huddle_signin_held_bytes Bytes of requests waiting behind sign-ins still being decided.\n"
+        text += "# TYPE huddle_signin_held_bytes gauge\n"
+        text += "huddle_signin_held_bytes \(heldBehindSignIn.load(ordering: .relaxed))\n"
         return text
     }
 }

@@ -33,9 +33,9 @@ final class ProtocolClient {
     /// `huddle.v1`: the server never echoes a `huddle.auth.*` token (protocol.md, "Authentication").
     init(
         port: Int, credential: Credential = .none, subprotocols: [String]? = ["huddle.v1"],
-        extraHeaders: [String] = [], receiveTimeout: Double = 5, receiveBufferSize: Int32? = nil
+        extraHeaders: [String] = [], receiveTimeout: Double = 5, receiveBufferSize: Int32? = nil, sourceAddress: String? = nil
     ) throws {
-        raw = try RawClient(port: port, receiveTimeout: receiveTimeout, receiveBufferSize: receiveBufferSize)
+        raw = try RawClient(port: port, receiveTimeout: receiveTimeout, receiveBufferSize: receiveBufferSize, sourceAddress: sourceAddress)
         var headers = extraHeaders
         var offered = subprotocols ?? []
         switch credential {
