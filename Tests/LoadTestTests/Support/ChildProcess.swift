@@ -23,7 +23,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !process.hasExited { kill(process.processIdentifier, SIGKILL) }
     }
 
     var pid: Int32 { process.processIdentifier }
@@ -43,7 +43,7 @@ final class ChildProcess: @unchecked Sendable {
             if let range = text.range(of: needle) {
                 return String(text[range.upperBound...].prefix { $0 != "\n" })
             }
-            guard Date() < deadline, process.isRunning else {
+            guard Date() < deadline, !process.hasExited else {
                 throw ChildProcessFailure("\(process.executableURL?.lastPathComponent ?? "?") never printed \"\(needle)\"; output:\n\(text)")
             }
             try await Task.sleep(for: .milliseconds(20))
@@ -53,14 +53,14 @@ final class ChildProcess: @unchecked Sendable {
     /// Waits for the exit and returns the status.
     func exitStatus(timeout: Double) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
+        while true {
+            if let status = process.exitStatusIfExited { return status }
             guard Date() < deadline else {
                 kill(process.processIdentifier, SIGKILL)
                 throw ChildProcessFailure("\(process.executableURL?.lastPathComponent ?? "?") still running after \(timeout) s; output:\n\(text)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return process.terminationStatus
     }
 }
 
