@@ -121,24 +121,61 @@ final class LoopContext: @unchecked Sendable {
 
     // MARK: Shutdown
 
-    /// Stops accepting, sends 1001 to every open connection, and stops the loop once every
-    /// connection is gone or `grace` has passed.
+    /// How often a drain looks for connections whose requests are all answered.
+    private static let drainCheckInterval: Int64 = 5
+
+    /// The graceful drain: stops accepting and stops reading every open WebSocket, closes each
+    /// one (1001) right after the replies to every request it had read (the close frame follows
+    /// them in the same queue), and stops the loop once every connection is gone or `grace`
+    /// has passed. Bytes still unread were never seen, so a client may resend what they held
+    /// (protocol.md, close code 1001). An HTTP request already read gets its response; one
+    /// still arriving is cut.
     func shutDown(grace: Int64, then done: @escaping @Sendable () -> Void) {
         for listener in listeners { listener.close() }
         listeners = []
+        var awaited = 0
         for connection in connections.elements {
-            if connection.phase == .open {
-                connection.close(.goingAway, reason: "server shutting down")
-            } else if connection.phase != .closing && connection.phase != .draining {
+            switch connection.phase {
+            case .open:
+                connection.stopReading()
+                awaited += connection.requestsUnanswered
+            case .closing, .draining:
+                break
+            case .httpBody where connection.awaitsResponse:
+                awaited += 1
+            default:
                 connection.abort()
             }
         }
         let deadline = loop.now + grace
-        loop.schedule(after: 20, repeating: 20) { [unowned self] in
-            if connections.isEmpty || loop.now >= deadline {
-                for connection in connections.elements { connection.abort() }
-                done()
+        var closed = 0
+        var finished = false
+        loop.schedule(after: 0, repeating: Self.drainCheckInterval) { [unowned self] in
+            guard !finished else { return }
+            for connection in connections.elements where connection.phase == .open && connection.requestsUnanswered == 0 {
+                connection.close(.goingAway, reason: "server shutting down")
+                closed += 1
             }
+            guard connections.isEmpty || loop.now >= deadline else { return }
+            finished = true
+            var unanswered = 0
+            for connection in connections.elements {
+                if connection.phase == .open {
+                    unanswered += connection.requestsUnanswered
+                    connection.close(.goingAway, reason: "server shutting down")
+                    connection.flush()
+                }
+                connection.abort()
+            }
+            if unanswered > 0 {
+                logger.error("shutdown grace ran out before every request read was answered", metadata: [
+                    "unanswered": "\(unanswered)", "grace-ms": "\(grace)",
+                ])
+            }
+            logger.notice("drained", metadata: [
+                "requests-in-flight": "\(awaited)", "closed-1001": "\(closed)", "unanswered": "\(unanswered)",
+            ])
+            done()
         }
     }
 }
