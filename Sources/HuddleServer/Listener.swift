@@ -1,9 +1,14 @@
 import Glibc
 import HuddleIO
 
-/// A listening socket on one loop. With SO_REUSEPORT every loop has its own on the same port,
-/// so the kernel spreads new connections across loops and no loop hands sockets to another.
+/// The port's listening socket as one loop sees it: every loop has its own descriptor of the one
+/// socket (`Server.listenEverywhere`) and accepts from it, so no loop hands sockets to another.
 final class Listener: EventHandler {
+    /// Every loop waits on the same socket: a new connection wakes one of the loops waiting in
+    /// epoll_wait, not all of them, and a loop busy serving is not waiting, so idle loops take
+    /// the new connections. Another loop may still win the accept (nothing to accept is fine).
+    static let events = EventLoop.readable | EventLoop.exclusive
+
     private let fd: Int32
     private let tls: Bool
     private unowned let context: LoopContext
@@ -44,7 +49,7 @@ final class Listener: EventHandler {
         context.loop.schedule(after: 100) { [weak self] in
             guard let self, self.paused else { return }
             self.paused = false
-            try? self.context.loop.register(self.fd, events: EventLoop.readable, handler: self)
+            try? self.context.loop.register(self.fd, events: Self.events, handler: self)
         }
     }
 

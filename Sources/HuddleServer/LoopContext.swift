@@ -59,7 +59,7 @@ final class LoopContext: @unchecked Sendable {
 
     func listen(fd: Int32, tls: Bool) throws {
         let listener = Listener(fd: fd, tls: tls, context: self)
-        try loop.register(fd, events: EventLoop.readable, handler: listener)
+        try loop.register(fd, events: Listener.events, handler: listener)
         listeners.append(listener)
     }
 
