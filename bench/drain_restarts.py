@@ -127,6 +127,7 @@ class Writer:
         self.sent = []            # client ids, in order
         self.replies = {}         # client id -> ok
         self.close_code = None
+        self.closed_at = None     # monotonic time of the close frame or end of stream
         self.reply_after_close = 0
         self.done = threading.Event()
         self.slots = threading.Semaphore(window)
@@ -168,6 +169,7 @@ class Writer:
         except (EOFError, OSError):
             pass
         finally:
+            self.closed_at = time.monotonic()
             self.done.set()
             self.ws.close()
 
@@ -217,7 +219,12 @@ def kernel_stacks(pid):
     return "\n".join(lines)
 
 
+def stop_on_signal(number, frame):
+    raise SystemExit("stopped by signal %d" % number)  # runs the cleanup: hogs and server killed
+
+
 def main():
+    signal.signal(signal.SIGTERM, stop_on_signal)
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=".build/release/huddle")
     parser.add_argument("--restarts", type=int, default=200)
@@ -235,8 +242,12 @@ def main():
     cap = 900
     totals = dict(sent=0, answered=0, unread=0, unanswered=0, lost=0, not_1001=0, reply_after_close=0)
     exit_times = []
+    close_times = []              # SIGTERM to the last writer's close frame
+    snapshot_ms = []              # the shutdown snapshot's own time, from the server's log
+    closed_per_loop = {}
     slow = hangs = bad_status = 0
     previous = []
+    server = None
     try:
         for round_number in range(args.restarts + 1):
             log_path = os.path.join(work, "server-%d.log" % round_number)
@@ -294,22 +305,32 @@ def main():
                 print("round %d: exit status %d; log tail:\n%s" % (round_number, status, open(log_path).read()[-1500:]), flush=True)
             for writer in writers:
                 writer.done.wait(5)
+            close_times.append(max((w.closed_at or signalled + HANG_SECONDS) for w in writers) - signalled)
+            log_text = open(log_path, errors="replace").read()
+            snapshot_ms.extend(int(ms) for ms in re.findall(r"ms=(\d+) sequence=\d+ \[HuddleServer\] shutdown snapshot written", log_text))
+            for closed, loop in re.findall(r"closed-1001=(\d+) loop=(\d+)", log_text):
+                closed_per_loop[loop] = closed_per_loop.get(loop, 0) + int(closed)
             previous = writers
             if (round_number + 1) % 20 == 0:
                 print("%d restarts: max exit %.2f s, %s" % (round_number + 1, max(exit_times), totals), flush=True)
     finally:
         for hog in hogs:
             hog.kill()
+        if server is not None and server.poll() is None:
+            server.kill()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
         else:
             print("kept", work)
 
     exit_times.sort()
+    close_times.sort()
     print("restarts: %d, hogs: %d, writers: %d × window %d" % (len(exit_times), args.hogs, args.writers, args.window))
     print("exit after SIGTERM: median %.2f s, p99 %.2f s, max %.2f s; over %.1f s: %d; hangs (> %.0f s): %d; non-zero exits: %d" % (
         exit_times[len(exit_times) // 2], exit_times[min(len(exit_times) - 1, int(len(exit_times) * 0.99))],
         exit_times[-1], args.exit_limit, slow, HANG_SECONDS, hangs, bad_status))
+    print("last close frame after SIGTERM: median %.2f s, max %.2f s; shutdown snapshot: max %d ms; connections closed 1001 per loop: %s" % (
+        close_times[len(close_times) // 2], close_times[-1], max(snapshot_ms or [0]), closed_per_loop))
     print("requests sent: %(sent)d, answered: %(answered)d, never read (safe to resend): %(unread)d, "
           "read but UNANSWERED: %(unanswered)d, answered ok but not stored: %(lost)d, "
           "connections not closed 1001: %(not_1001)d, replies after the close frame: %(reply_after_close)d" % totals)

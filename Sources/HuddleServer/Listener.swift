@@ -2,7 +2,8 @@ import Glibc
 import HuddleIO
 
 /// The port's listening socket as one loop sees it: every loop has its own descriptor of the one
-/// socket (`Server.listenEverywhere`) and accepts from it, so no loop hands sockets to another.
+/// socket (`Server.listenEverywhere`) and accepts from it; the spreader decides which loop
+/// serves each connection.
 final class Listener: EventHandler {
     /// Every loop waits on the same socket: a new connection wakes one of the loops waiting in
     /// epoll_wait, not all of them, and a loop busy serving is not waiting, so idle loops take
@@ -12,23 +13,25 @@ final class Listener: EventHandler {
     private let fd: Int32
     private let tls: Bool
     private unowned let context: LoopContext
+    private let spreader: ConnectionSpreader
     private var paused = false
 
     /// Accepts per readiness event: enough to drain a burst, few enough to stay fair to
     /// connections already served by this loop.
     private static let acceptsPerEvent = 64
 
-    init(fd: Int32, tls: Bool, context: LoopContext) {
+    init(fd: Int32, tls: Bool, context: LoopContext, spreader: ConnectionSpreader) {
         self.fd = fd
         self.tls = tls
         self.context = context
+        self.spreader = spreader
     }
 
     func handleEvents(_ events: UInt32) {
         for _ in 0..<Self.acceptsPerEvent {
             do {
                 guard let (clientFD, peer) = try Socket.accept(fd) else { return }
-                context.accepted(fd: clientFD, peer: peer, tls: tls)
+                spreader.place(fd: clientFD, peer: peer, tls: tls, acceptedOn: context)
             } catch let error as SystemError where error.errno == EMFILE || error.errno == ENFILE {
                 // Out of descriptors: the pending connection stays in the backlog and the socket
                 // stays readable, so stop watching it for a moment instead of spinning.

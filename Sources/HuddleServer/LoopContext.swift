@@ -24,6 +24,8 @@ final class LoopContext: @unchecked Sendable {
     /// server_no_context_takeover: compression state is per message, so it can be shared.
     private var sharedDeflaters: [Int: PerMessageDeflater] = [:]
     private var listeners: [Listener] = []
+    /// Set by `shutDown`: a connection another loop accepted just before is closed, not served.
+    private var shuttingDown = false
     /// Inflates for every connection whose client agreed to client_no_context_takeover: a
     /// message is inflated whole, so one zlib stream (15-bit window, which also reads smaller
     /// windows) serves the loop and idle connections hold no zlib memory.
@@ -57,8 +59,8 @@ final class LoopContext: @unchecked Sendable {
 
     func endpoint(for path: String) -> (any WebSocketEndpoint)? { endpoints[path] }
 
-    func listen(fd: Int32, tls: Bool) throws {
-        let listener = Listener(fd: fd, tls: tls, context: self)
+    func listen(fd: Int32, tls: Bool, spreader: ConnectionSpreader) throws {
+        let listener = Listener(fd: fd, tls: tls, context: self, spreader: spreader)
         try loop.register(fd, events: Listener.events, handler: listener)
         listeners.append(listener)
     }
@@ -73,6 +75,10 @@ final class LoopContext: @unchecked Sendable {
     // MARK: Connections
 
     func accepted(fd: Int32, peer: String, tls: Bool) {
+        guard !shuttingDown else {
+            _ = Glibc.close(fd)
+            return
+        }
         var stream: TLSStream?
         if tls, let tlsContext {
             do {
@@ -131,6 +137,7 @@ final class LoopContext: @unchecked Sendable {
     /// (protocol.md, close code 1001). An HTTP request already read gets its response; one
     /// still arriving is cut.
     func shutDown(grace: Int64, then done: @escaping @Sendable () -> Void) {
+        shuttingDown = true
         for listener in listeners { listener.close() }
         listeners = []
         var awaited = 0

@@ -69,8 +69,9 @@ public final class Server {
 
         // Both ports are bound before either is announced: a start that fails on the second
         // never said it was listening.
-        let port = try listenEverywhere(contexts, port: configuration.port, tls: false)
-        let tlsPort = try configuration.tlsPort.map { try listenEverywhere(contexts, port: $0, tls: true) }
+        let spreader = ConnectionSpreader(contexts)
+        let port = try listenEverywhere(contexts, port: configuration.port, tls: false, spreader: spreader)
+        let tlsPort = try configuration.tlsPort.map { try listenEverywhere(contexts, port: $0, tls: true, spreader: spreader) }
         logger.notice("listening", metadata: ["url": "ws://\(configuration.host):\(port)", "threads": "\(threadCount)"])
         if let tlsPort {
             logger.notice("listening", metadata: ["url": "wss://\(configuration.host):\(tlsPort)"])
@@ -119,7 +120,7 @@ public final class Server {
     /// the new connections (issue 12, problem 11). A probe bind before joining would leave a
     /// window in which two servers starting together both pass. One socket without SO_REUSEPORT
     /// makes the kernel refuse the second bind (EADDRINUSE), which is reported naming the port.
-    private func listenEverywhere(_ contexts: [LoopContext], port: Int, tls: Bool) throws -> Int {
+    private func listenEverywhere(_ contexts: [LoopContext], port: Int, tls: Bool, spreader: ConnectionSpreader) throws -> Int {
         let fd: Int32
         do {
             fd = try Socket.listen(host: configuration.host, port: port)
@@ -130,7 +131,7 @@ public final class Server {
         for context in contexts {
             let own = fcntl(fd, F_DUPFD_CLOEXEC, 0)
             guard own >= 0 else { throw SystemError("dup(listening socket)") }
-            try context.listen(fd: own, tls: tls)
+            try context.listen(fd: own, tls: tls, spreader: spreader)
         }
         return Socket.localPort(fd)
     }
