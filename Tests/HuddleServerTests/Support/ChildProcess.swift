@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 
 /// Runs a short command (openssl, python -m venv, pip) to completion, synchronously, with a

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleWebSocket
 

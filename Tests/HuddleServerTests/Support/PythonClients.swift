@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 
 /// Third-party clients for interop tests: Python `websockets` from PyPI, installed once into a

@@ -1,17 +1,18 @@
 import Foundation
 
-/// A child's exit as the kernel reports it, instead of Foundation's `isRunning`.
+/// A child's exit as the kernel reports it, instead of Foundation's `isRunning` (for the test
+/// targets that start processes: a module of its own so both share one copy).
 ///
 /// On Linux, `Process` learns of an exit only when the child's end of a socket pair is closed
 /// everywhere, and that end is not close-on-exec: a process another test thread spawns at the
 /// same moment can inherit it (`Process` closes the parent's descriptors by enumerating them
 /// before it spawns, so one created meanwhile slips through). `isRunning` then stays true until
 /// that unrelated child exits too — a server or a `--port` check that had long exited timed out
-/// that way in CI. (HuddleServerTests has the same file.) `waitid` with `WNOWAIT` asks the kernel and leaves the child for Foundation
+/// that way in CI. `waitid` with `WNOWAIT` asks the kernel and leaves the child for Foundation
 /// to reap.
 extension Process {
     /// The exit status (or the signal that ended the child), nil while it runs.
-    var exitStatusIfExited: Int32? {
+    public var exitStatusIfExited: Int32? {
         var info = siginfo_t()
         if waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOHANG | WNOWAIT) != 0 {
             // ECHILD: Foundation reaped it already; its status is set right after the reap.
@@ -23,5 +24,5 @@ extension Process {
         return info._sifields._sigchld.si_status
     }
 
-    var hasExited: Bool { exitStatusIfExited != nil }
+    public var hasExited: Bool { exitStatusIfExited != nil }
 }
