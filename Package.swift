@@ -81,11 +81,13 @@ let package = Package(
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
-        .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest"]),
+        // Test support shared by the test targets that start processes.
+        .target(name: "ChildProcessExit", path: "Tests/ChildProcessExit"),
+        .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest", "ChildProcessExit"]),
         .testTarget(name: "HuddleChatTests", dependencies: ["huddle-chat", "HuddleClient", "HuddleProtocol"]),
         .testTarget(
             name: "HuddleServerTests",
-            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol", "HuddleClient"],
+            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol", "HuddleClient", "ChildProcessExit"],
             exclude: ["Python"]
         ),
     ]

@@ -62,6 +62,9 @@ final class Connection: EventHandler, Flushable {
     private var outboundFramesStart = 0
     var isDirty = false
     private var registeredEvents: UInt32 = 0
+    /// Shutdown: no more bytes are read while the WebSocket is open, so no new request starts;
+    /// what is unread stays in the kernel and was never seen (protocol.md, close code 1001).
+    private var readingStopped = false
 
     /// Deadline of the current phase (handshake, closing, draining), on the loop's clock.
     private var deadline: Int64
@@ -107,7 +110,13 @@ final class Connection: EventHandler, Flushable {
             return
         }
         if events & (EventLoop.readable | EventLoop.hangup | EventLoop.error) != 0 {
-            readAvailable()
+            if readsInput {
+                readAvailable()
+            } else if events & (EventLoop.hangup | EventLoop.error) != 0 {
+                // epoll reports a hang-up or an error even without interest: the peer is gone,
+                // and whatever is still queued for it can never arrive.
+                abort()
+            }
         }
         if phase != .closed, events & EventLoop.writable != 0 || tls?.wantsWriteReadiness == true {
             flush()
@@ -531,9 +540,31 @@ final class Connection: EventHandler, Flushable {
         deadline = context.loop.now + Self.closingTimeout
     }
 
+    /// Whether the socket is read: always, but while shutdown keeps an open WebSocket from
+    /// starting new requests. Closing reads again (for the peer's close frame: data messages
+    /// are dropped there).
+    private var readsInput: Bool { !(readingStopped && phase == .open) }
+
+    /// Shutdown: stop reading this open WebSocket; the requests already read are still answered.
+    func stopReading() {
+        guard phase == .open, !readingStopped else { return }
+        readingStopped = true
+        updateInterest()
+    }
+
+    /// Requests read on this connection and not answered yet (a reply queued counts as answered).
+    var requestsUnanswered: Int { endpoint?.requestsUnanswered(self) ?? 0 }
+
+    /// An HTTP request whose whole body was read and whose response is being made.
+    var awaitsResponse: Bool {
+        guard phase == .httpBody else { return false }
+        if let pendingPhoto { return !pendingPhoto.isReceivingBody }
+        return pendingRequest?.dispatched == true
+    }
+
     private func updateInterest() {
         guard phase != .closed else { return }
-        var events = EventLoop.readable
+        var events = readsInput ? EventLoop.readable : 0
         if queuedOutputBytes > 0 || tls?.wantsWriteReadiness == true { events |= EventLoop.writable }
         if events != registeredEvents {
             registeredEvents = events

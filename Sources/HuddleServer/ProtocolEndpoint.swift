@@ -133,6 +133,13 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         runner.submit(.connectionClosed(ConnectionRef(loop: loopIndex, serial: session.serial)), op: nil)
     }
 
+    /// Requests forwarded and not answered, plus those waiting behind a sign-in; an upgrade
+    /// token being checked counts as one (requests may wait behind it).
+    func requestsUnanswered(_ connection: Connection) -> Int {
+        guard let session = connection.endpointState as? Session else { return 0 }
+        return session.forwarded - session.answered + session.waiting.count + (session.pendingSignIn == 0 ? 1 : 0)
+    }
+
     /// Gives an HTTP API caller a serial so its response can find it.
     func register(_ connection: Connection) -> UInt64 {
         nextSerial += 1

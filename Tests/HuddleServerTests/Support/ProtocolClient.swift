@@ -184,6 +184,16 @@ final class ProtocolClient {
     }
 
     /// Nil when no event arrives within `seconds`; otherwise the event (which is consumed).
+    /// The events the core sent this connection so far, taken off the buffer. A barrier, not a
+    /// wait: the core answers `whoami` in a turn after every earlier one, and the loop sends that
+    /// turn's batch after theirs on the same socket, so every event an earlier request (of any
+    /// connection) caused has arrived before the reply. Proves "no event" without a sleep.
+    func eventsBeforeBarrier() throws -> [JSONObject] {
+        _ = try request("whoami")
+        defer { events = [] }
+        return events
+    }
+
     func eventIfAny(within seconds: Double) throws -> JSONObject? {
         if !events.isEmpty { return events.removeFirst() }
         do {
