@@ -1,0 +1,169 @@
+import Foundation
+import HuddleWebSocket
+import Synchronization
+import Testing
+
+/// protocol.md "Backpressure": a reader is judged by whether it drains over time, not by how
+/// much one burst queued; when readers cannot keep up, the publisher is the one held back.
+@Suite struct BackpressureTests {
+    /// Issue 12, problem 1: one user's 8 connections each send the burst the rate limit allows
+    /// (100 publishes of 16 KiB) into one room. A subscriber that reads as fast as it can keeps
+    /// its connection and receives every publication; the publishers are the ones told to wait
+    /// (`busy`, or `rate_limited` under a per-user rate limit) and send again.
+    @Test func aBurstIntoARoomReachesAFastReaderWhole() async throws {
+        // fsync on every turn, as deployed: publishes that arrive during one fsync are handled
+        // in the next turn together, and their fan-out is queued at once.
+        let server = try await startHuddle(["--threads", "4"], fsync: "always")
+        let (_, token) = try ProtocolClient.signedUp("alice", port: server.port)
+        let (reader, _) = try ProtocolClient.signedUp("bob", port: server.port)
+        try reader.subscribe("room:burst")
+        let connections = 8, perConnection = 100
+        let received = ReaderTally()
+        let readerThread = ReaderThread {
+            // Reads as fast as the socket allows until every publication arrived or the
+            // connection ended.
+            while received.count < connections * perConnection {
+                do {
+                    let event = try reader.nextEvent(timeout: 30)
+                    if event["event"] as? String == "publication" { received.add() }
+                } catch {
+                    received.end("\(error)")
+                    return
+                }
+            }
+        }
+        let chunk = String(repeating: "x", count: 16_000)
+        let publishers = try (0..<connections).map { _ in try ProtocolClient(port: server.port, credential: .header(token)) }
+        for publisher in publishers { _ = try publisher.nextEvent("session") }
+        // The whole burst is written at once, from every connection, before any reply is read.
+        let batches = publishers.indices.map { index in
+            (0..<perConnection).map { n in ("publish", ["channel": "room:burst", "data": chunk, "client_id": "c\(index)-\(n)"] as JSONObject) }
+        }
+        let sentIDs = Mutex<[Int: [String]]>([:])
+        let senders = zip(publishers.indices, publishers).map { index, publisher in
+            let requests = UncheckedBox(batches[index])
+            return ReaderThread {
+                guard let ids = try? publisher.sendBatch(requests.value) else { return }
+                sentIDs.withLock { $0[index] = ids }
+            }
+        }
+        for sender in senders { await sender.join() }
+        for (index, publisher) in publishers.enumerated() {
+            var requests = batches[index]
+            guard var ids = sentIDs.withLock({ $0[index] }) else { throw TestFailure("publisher \(index) could not send its burst") }
+            while !ids.isEmpty {
+                var again: [(String, JSONObject)] = []
+                var wait = 0
+                for (id, request) in zip(ids, requests) {
+                    let reply = try publisher.reply(to: id)
+                    if JSON.bool(reply["ok"]) == true { continue }
+                    let error = reply["error"] as? JSONObject
+                    let code = error?["code"] as? String ?? "?"
+                    guard code == "busy" || code == "rate_limited" else { throw TestFailure("publish failed: \(JSON.text(reply))") }
+                    wait = max(wait, JSON.int(error?["retry_after_ms"]) ?? 0)
+                    again.append(request)
+                }
+                if again.isEmpty { break }
+                try await Task.sleep(for: .milliseconds(wait))  // the server asked for this pause
+                ids = try publisher.sendBatch(again)
+                requests = again
+            }
+        }
+        await readerThread.join()
+        #expect(received.ending == nil, "the reader's connection ended: \(received.ending ?? "")")
+        #expect(received.count == connections * perConnection)
+        #expect(JSON.int(try reader.ok("history", ["channel": "room:burst", "limit": 1])["offset"]) == connections * perConnection)
+    }
+
+    /// Issue 12, problem 1 on `/broadcast`: under a flood of 64 KiB messages, a reader that
+    /// reads as fast as it can is kept and receives everything; a reader that reads nothing is
+    /// closed with 1008.
+    @Test func aFloodKeepsTheNormalReaderAndClosesTheStalledOne() async throws {
+        let server = try await ServerProcess(["--bench", "--threads", "4"])
+        let stalled = try RawClient(port: server.port, receiveTimeout: 60, receiveBufferSize: 4096)
+        try stalled.upgrade(path: "/broadcast")
+        let normal = try RawClient(port: server.port, receiveTimeout: 60)
+        try normal.upgrade(path: "/broadcast")
+        // Publishers on several connections (so on several I/O loops) flood at once.
+        let publishers = try (0..<4).map { _ in
+            let publisher = try RawClient(port: server.port, receiveTimeout: 60)
+            try publisher.upgrade(path: "/broadcast")
+            return publisher
+        }
+        let perPublisher = 250
+        let messages = publishers.count * perPublisher  // 64 MiB in all
+        // Every publisher is a subscriber too: each reads its own copies on a thread of its own.
+        let readers = [normal] + publishers
+        let tallies = readers.map { _ in ReaderTally() }
+        let threads = zip(readers, tallies).map { client, tally in
+            ReaderThread {
+                while tally.count < messages {
+                    do {
+                        switch try client.nextEvent() {
+                        case .binary: tally.add()
+                        case .close(let code, _): return tally.end("closed \(code.map { "\($0.rawValue)" } ?? "-")")
+                        case nil: return tally.end("EOF")
+                        default: continue
+                        }
+                    } catch {
+                        return tally.end("\(error)")
+                    }
+                }
+            }
+        }
+        let message = [UInt8](repeating: 0x61, count: 64 * 1024)
+        let senders = publishers.map { publisher in
+            ReaderThread {
+                for _ in 0..<perPublisher {
+                    guard (try? publisher.sendFrame(.binary, message)) != nil else { return }
+                }
+            }
+        }
+        for thread in senders + threads { await thread.join() }
+        #expect(tallies[0].ending == nil, "the normal reader's connection ended: \(tallies[0].ending ?? "")")
+        #expect(tallies.map(\.count) == Array(repeating: messages, count: readers.count))
+        #expect(try stalled.readCloseCode() == .policyViolation)
+        try await server.waitForLog("closing slow consumer", timeout: 10)
+    }
+}
+
+/// What a reader thread saw: messages counted, and why it stopped early (nil if it did not).
+private final class ReaderTally: Sendable {
+    private let state = Mutex<(count: Int, ending: String?)>((0, nil))
+    var count: Int { state.withLock { $0.count } }
+    var ending: String? { state.withLock { $0.ending } }
+    func add() { state.withLock { $0.count += 1 } }
+    func end(_ reason: String) { state.withLock { $0.ending = reason } }
+}
+
+/// A blocking client loop on a thread of its own, so a test can read while it writes.
+private final class ReaderThread: Sendable {
+    private let state = Mutex<(finished: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    /// `body` owns the clients it uses until it returns.
+    init(_ body: @escaping () -> Void) {
+        let box = UncheckedBox(body)
+        Thread { [self] in
+            box.value()
+            self.state.withLock { state in
+                state.finished = true
+                state.waiter?.resume()
+                state.waiter = nil
+            }
+        }.start()
+    }
+
+    /// Returns once the body has returned.
+    func join() async {
+        await withCheckedContinuation { continuation in
+            state.withLock { state in
+                if state.finished { continuation.resume() } else { state.waiter = continuation }
+            }
+        }
+    }
+}
+
+private struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
