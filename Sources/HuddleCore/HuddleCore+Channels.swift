@@ -84,6 +84,7 @@ extension HuddleCore {
             return fail(connection, requestID, refusal, into: &step)
         }
         guard let clientID else {
+            if hasReaderBehind(name.text) { return fail(connection, requestID, Self.busy(name.text), into: &step) }
             return publish(to: name, from: identity.username, type: type, data: data, replyingTo: connection, requestID, at: time, into: &step)
         }
         if let channel = durableState.channels[name.text],
@@ -93,12 +94,38 @@ extension HuddleCore {
             let first = channel.publication(at: offset, channel: name.text)
             return reply(connection, requestID, .alreadyPublished(epoch: first.epoch, offset: offset, time: first.time), into: &step)
         }
+        if hasReaderBehind(name.text) { return fail(connection, requestID, Self.busy(name.text), into: &step) }
         let publication = appendPublication(
             to: name.text, namespace: name.namespace, from: identity.username, type: type, data: data, clientID: clientID, time: time)
         step.commands.append(.publishWithClientID(channel: name.text, from: identity.username, type: type, data: data, clientID: clientID, time: time))
         reply(connection, requestID, .published(epoch: publication.epoch, offset: publication.offset, time: time), into: &step)
         deliver(publication, into: &step)
         notifyOfflineMember(of: publication, in: name, into: &step)
+    }
+
+    /// How long a publisher refused `busy` is asked to wait: a reader that still reads empties
+    /// its threshold's worth of queue in well under this on any working link.
+    static let busyRetryMilliseconds: Int64 = 100
+
+    /// The server reports a connection falling behind (its queue over the threshold while it
+    /// still reads) or catching up (protocol.md, "Backpressure").
+    public func readerBehindChanged(_ connection: ConnectionRef, behind: Bool) {
+        if behind {
+            readersBehind.insert(connection)
+        } else {
+            readersBehind.remove(connection)
+        }
+    }
+
+    /// Whether a subscriber of `channel` is behind: the publisher waits, not the reader. The
+    /// set is almost always empty, so this costs nothing on the common path.
+    private func hasReaderBehind(_ channel: String) -> Bool {
+        readersBehind.contains { subscriptions.isSubscribed($0, to: channel) }
+    }
+
+    private static func busy(_ channel: String) -> CoreError {
+        CoreError(.busy, "a reader of \(channel) is behind; nothing was stored, publish again after retry_after_ms",
+                  retryAfterMilliseconds: busyRetryMilliseconds)
     }
 
     /// HTTP API: the server may publish to any valid channel, as nobody (`from` nil).

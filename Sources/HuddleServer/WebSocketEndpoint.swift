@@ -12,6 +12,9 @@ protocol WebSocketEndpoint: AnyObject {
     /// A complete data message: `opcode` is `.text` (UTF-8 already validated) or `.binary`.
     func received(_ opcode: WebSocketOpcode, _ payload: [UInt8], from connection: Connection)
     func connectionClosed(_ connection: Connection)
+    /// The connection's `isBehind` changed: publishers to it should wait, or may go on
+    /// (protocol.md, "Backpressure"). A connection closed while behind is only `connectionClosed`.
+    func connectionBehindChanged(_ connection: Connection)
 }
 
 enum EndpointAcceptance {
@@ -22,4 +25,7 @@ enum EndpointAcceptance {
 extension WebSocketEndpoint {
     /// Raw endpoints speak no subprotocol and take any client.
     func accept(_ request: WebSocketHandshake.Request) -> EndpointAcceptance { .accept(subprotocol: nil) }
+
+    /// Endpoints without publishers (`/echo`) have nobody to hold back.
+    func connectionBehindChanged(_ connection: Connection) {}
 }
