@@ -49,30 +49,73 @@ import Testing
         }
         for sender in senders { await sender.join() }
         for (index, publisher) in publishers.enumerated() {
-            var requests = batches[index]
-            guard var ids = sentIDs.withLock({ $0[index] }) else { throw TestFailure("publisher \(index) could not send its burst") }
-            while !ids.isEmpty {
-                var again: [(String, JSONObject)] = []
-                var wait = 0
-                for (id, request) in zip(ids, requests) {
-                    let reply = try publisher.reply(to: id)
-                    if JSON.bool(reply["ok"]) == true { continue }
-                    let error = reply["error"] as? JSONObject
-                    let code = error?["code"] as? String ?? "?"
-                    guard code == "busy" || code == "rate_limited" else { throw TestFailure("publish failed: \(JSON.text(reply))") }
-                    wait = max(wait, JSON.int(error?["retry_after_ms"]) ?? 0)
-                    again.append(request)
-                }
-                if again.isEmpty { break }
-                try await Task.sleep(for: .milliseconds(wait))  // the server asked for this pause
-                ids = try publisher.sendBatch(again)
-                requests = again
-            }
+            guard let ids = sentIDs.withLock({ $0[index] }) else { throw TestFailure("publisher \(index) could not send its burst") }
+            try await publisher.settle(ids, batches[index])
         }
         await readerThread.join()
         #expect(received.ending == nil, "the reader's connection ended: \(received.ending ?? "")")
         #expect(received.count == connections * perConnection)
         #expect(JSON.int(try reader.ok("history", ["channel": "room:burst", "limit": 1])["offset"]) == connections * perConnection)
+    }
+
+    /// A subscriber that has fallen behind but still reads holds the channel's publishers back:
+    /// `publish` answers `busy` with `retry_after_ms` and stores nothing; once the reader has
+    /// read what was queued, publishing goes on and it receives everything, in order.
+    @Test func aPublishWaitsWhileAReaderIsBehind() async throws {
+        let server = try await startHuddle()
+        let (publisher, publisherToken) = try ProtocolClient.signedUp("alice", port: server.port)
+        let (_, token) = try ProtocolClient.signedUp("bob", port: server.port)
+        let reader = try ProtocolClient(port: server.port, credential: .header(token), receiveTimeout: 20, receiveBufferSize: 4096)
+        _ = try reader.nextEvent("session")
+        try reader.subscribe("room:pace")
+        // Batches of 90 × 16 KB while the reader reads nothing: once what the kernel's socket
+        // buffers take (a few MiB on loopback) and the 1 MiB threshold are full, the next
+        // publish is refused. Each batch on a fresh connection, within its rate limit.
+        let chunk = String(repeating: "x", count: 16_000)
+        var stored = 0
+        var busy: [JSONObject] = []
+        for _ in 0..<20 where busy.isEmpty {
+            let batch = try ProtocolClient(port: server.port, credential: .header(publisherToken))
+            let replies = try batch.pipeline((0..<90).map { _ in ("publish", ["channel": "room:pace", "data": chunk] as JSONObject) })
+            stored += replies.filter { JSON.bool($0["ok"]) == true }.count
+            busy += replies.compactMap { $0["error"] as? JSONObject }
+        }
+        #expect(!busy.isEmpty, "\(stored) stored, none refused")
+        #expect(busy.allSatisfy { $0["code"] as? String == "busy" && JSON.int($0["retry_after_ms"]) == 100 }, "\(busy.first.map(JSON.text) ?? "")")
+        #expect(JSON.int(try publisher.ok("history", ["channel": "room:pace", "limit": 1])["offset"]) == stored, "a refused publish stored nothing")
+        // The reader reads what it was sent; then its channel takes publications again.
+        let received = try reader.publications(stored, timeout: 20)
+        #expect(received.map { JSON.int($0["offset"]) } == (1...stored).map { $0 })
+        let after = [("publish", ["channel": "room:pace", "data": "after"] as JSONObject)]
+        try await publisher.settle(try publisher.sendBatch(after), after)
+        #expect(try reader.nextEvent("publication", timeout: 20)["data"] as? String == "after")
+        let metrics = try PrometheusText.fetch(port: server.port)
+        #expect((metrics.value("huddle_errors_total", ["code": "busy"]) ?? 0) >= Double(busy.count))
+        #expect(metrics.value("huddle_slow_consumer_closes_total") == 0)
+    }
+
+    /// A reader is judged by time, not size: a queue far under the ceiling whose bytes are not
+    /// read within `--slow-reader-timeout` is closed with 1008, and counted.
+    @Test func bytesQueuedPastTheTimeoutCloseTheReader() async throws {
+        let server = try await startHuddle(["--slow-reader-timeout", "1"])
+        let (_, token) = try ProtocolClient.signedUp("alice", port: server.port)
+        let stalled = try ProtocolClient(port: server.port, credential: .header(token), receiveTimeout: 20, receiveBufferSize: 4096)
+        _ = try stalled.nextEvent("session")
+        try stalled.subscribe("room:age")
+        // About 8 MB, in batches on fresh connections (each within its rate limit): more than
+        // the kernel's socket buffers hold, far under the 32 MiB ceiling. Publishes refused
+        // `busy` while the reader is behind are sent again.
+        let chunk = String(repeating: "x", count: 16_000)
+        let requests = (0..<90).map { _ in ("publish", ["channel": "room:age", "data": chunk] as JSONObject) }
+        for _ in 0..<6 {
+            let batch = try ProtocolClient(port: server.port, credential: .header(token))
+            try await batch.settle(try batch.sendBatch(requests), requests)
+        }
+        try await server.waitForLog("closing slow consumer", timeout: 20)
+        #expect(try stalled.closeCode(timeout: 20) == .policyViolation)
+        let metrics = try PrometheusText.fetch(port: server.port)
+        #expect(metrics.value("huddle_slow_consumer_closes_total", ["reason": "queue_age"]) == 1)
+        #expect(metrics.value("huddle_slow_consumer_closes_total", ["reason": "queue_limit"]) == 0)
     }
 
     /// Issue 12, problem 1 on `/broadcast`: under a flood of 64 KiB messages, a reader that

@@ -108,6 +108,31 @@ final class ProtocolClient {
         try sendBatch(requests).map { try reply(to: $0) }
     }
 
+    /// Reads the replies to `requests` (sent with ids `ids`) and sends again, after the
+    /// `retry_after_ms` the server asked for, those refused `busy` or `rate_limited` (they
+    /// stored nothing), until every one succeeded. Any other failure throws.
+    func settle(_ ids: [String], _ requests: [(String, JSONObject)]) async throws {
+        var ids = ids, requests = requests
+        while !ids.isEmpty {
+            var again: [(String, JSONObject)] = []
+            var wait = 0
+            for (id, request) in zip(ids, requests) {
+                let reply = try reply(to: id)
+                if JSON.bool(reply["ok"]) == true { continue }
+                let error = reply["error"] as? JSONObject
+                guard let code = error?["code"] as? String, code == "busy" || code == "rate_limited" else {
+                    throw TestFailure("\(request.0) failed: \(JSON.text(reply))")
+                }
+                wait = max(wait, JSON.int(error?["retry_after_ms"]) ?? 0)
+                again.append(request)
+            }
+            guard !again.isEmpty else { return }
+            try await Task.sleep(for: .milliseconds(wait))  // the pause the server asked for
+            ids = try sendBatch(again)
+            requests = again
+        }
+    }
+
     /// The result of a request that must succeed.
     @discardableResult
     func ok(_ op: String, _ fields: JSONObject = [:]) throws -> JSONObject {
