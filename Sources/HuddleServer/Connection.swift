@@ -448,6 +448,11 @@ final class Connection: EventHandler, Flushable {
 
     private func enterClosing(shutdownAfterFlush: Bool) {
         phase = .closing
+        // A held publisher reads again: the peer's close frame is what the close waits for.
+        if readingHeld {
+            readingHeld = false
+            updateInterest()
+        }
         self.shutdownAfterFlush = shutdownAfterFlush
         deadline = context.loop.now + Self.closingTimeout
         detachFromEndpoint()

@@ -77,6 +77,10 @@ struct Serve: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive") }
+        // The threshold at which a reader holds its publishers is half the ceiling: a ceiling
+        // under two messages' worth would close readers before anyone waits for them.
+        guard maxOutboundBytes >= 64 * 1024 else { throw ValidationError("--max-outbound-bytes must be at least 65536") }
+        guard slowReaderTimeout > 0 else { throw ValidationError("--slow-reader-timeout must be positive") }
         guard Self.syncPolicy(fsync) != nil else { throw ValidationError("--fsync must be always, everysec or no") }
         guard snapshotInterval > 0 else { throw ValidationError("--snapshot-interval must be positive") }
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be positive") }
