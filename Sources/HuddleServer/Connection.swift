@@ -50,6 +50,12 @@ final class Connection: EventHandler, Flushable {
     /// the idle timeout, counted again from each write that makes progress: only a reader that
     /// stops reading is dropped.
     private var writingPhotoResponse = false
+    /// Closed as a slow consumer: the close frame waits behind what the kernel already holds
+    /// (megabytes on a fast link), so the closing deadline is the slow-reader timeout, counted
+    /// again from each write that makes progress — a reader that reads again gets the 1008 and
+    /// its reason, one that stopped is dropped. Only the frame in flight and the close frame
+    /// are left queued: memory is small.
+    private var closingAfterSlowConsumer = false
     private var reader: WebSocketMessageReader?
     private var endpoint: (any WebSocketEndpoint)?
     private var deflate: PerMessageDeflateParameters?
@@ -515,6 +521,12 @@ final class Connection: EventHandler, Flushable {
         let end = WebSocketFrameWriter.endOfFrame(covering: outboundOffset, in: outbound, from: outboundFramesStart)
         outbound.removeSubrange(end...)
         close(.policyViolation, reason: "slow consumer: \(reason)")
+        closingAfterSlowConsumer = true
+        deadline = context.loop.now + slowConsumerClosingTimeout
+    }
+
+    private var slowConsumerClosingTimeout: Int64 {
+        max(Self.closingTimeout, Int64(context.configuration.slowReaderTimeoutMilliseconds))
     }
 
     /// Tells the endpoint (which holds publishers back) when this reader falls behind or catches up.
@@ -572,6 +584,7 @@ final class Connection: EventHandler, Flushable {
                 lastWriteProgress = context.loop.now
                 isStalled = false
                 if writingPhotoResponse { deadline = context.loop.now + Int64(context.configuration.idleTimeoutMilliseconds) }
+                if closingAfterSlowConsumer { deadline = context.loop.now + slowConsumerClosingTimeout }
             case .wouldBlock:
                 updateInterest()
                 wroteSome()
