@@ -130,9 +130,12 @@ final class Connection: EventHandler, Flushable {
             continueTLSHandshake()
             return
         }
-        // A hang-up or error is read even while reading is held: level-triggered epoll would
-        // report it again and again.
-        if events & (EventLoop.hangup | EventLoop.error) != 0 || (events & EventLoop.readable != 0 && !readingHeld) {
+        if events & (EventLoop.hangup | EventLoop.error) != 0 {
+            // Reported whatever the interest, and again and again (level-triggered) until
+            // handled: a held publisher's socket is read to its end.
+            readingHeld = false
+            readAvailable()
+        } else if events & EventLoop.readable != 0 && !readingHeld {
             readAvailable()
         }
         if phase != .closed, events & EventLoop.writable != 0 || tls?.wantsWriteReadiness == true {
