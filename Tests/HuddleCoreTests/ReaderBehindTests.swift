@@ -5,12 +5,18 @@ import Testing
 /// channel is refused `busy` and stores nothing; other channels, and the retry of a publication
 /// already stored, are not affected.
 @Suite struct ReaderBehindTests {
-    @Test func aPublishToAChannelWithAReaderBehindIsBusyAndStoresNothing() {
+    /// Alice and Bob signed in; Bob subscribed to room:lobby and behind.
+    static func bobBehindOnTheLobby() -> (CoreHarness, alice: ConnectionRef, bob: ConnectionRef) {
         let harness = CoreHarness()
         let (alice, _) = harness.signUp("alice")
         let (bob, _) = harness.signUp("bob")
         _ = harness.subscribe(bob, "room:lobby")
         harness.core.readerBehindChanged(bob, behind: true)
+        return (harness, alice, bob)
+    }
+
+    @Test func aPublishToAChannelWithAReaderBehindIsBusyAndStoresNothing() {
+        let (harness, alice, bob) = Self.bobBehindOnTheLobby()
         let refused = harness.publish(alice, "room:lobby")
         #expect(refused.commands.isEmpty && refused.outputs.count == 1)
         #expect(refused.outputs.first == .reply(alice, requestID: "pub", .failure(CoreError(
@@ -21,11 +27,7 @@ import Testing
     }
 
     @Test func aReaderThatClosesNoLongerHoldsItsChannels() {
-        let harness = CoreHarness()
-        let (alice, _) = harness.signUp("alice")
-        let (bob, _) = harness.signUp("bob")
-        _ = harness.subscribe(bob, "room:lobby")
-        harness.core.readerBehindChanged(bob, behind: true)
+        let (harness, alice, bob) = Self.bobBehindOnTheLobby()
         _ = harness.handle(.connectionClosed(bob))
         #expect(harness.publish(alice, "room:lobby").replies.first?.publishedOffset == 1)
     }

@@ -65,9 +65,7 @@ import Testing
         let server = try await startHuddle()
         let (publisher, publisherToken) = try ProtocolClient.signedUp("alice", port: server.port)
         let (_, token) = try ProtocolClient.signedUp("bob", port: server.port)
-        let reader = try ProtocolClient(port: server.port, credential: .header(token), receiveTimeout: 20, receiveBufferSize: 4096)
-        _ = try reader.nextEvent("session")
-        try reader.subscribe("room:pace")
+        let reader = try ProtocolClient.slowSubscriber("room:pace", token: token, port: server.port)
         // Batches of 90 × 16 KB while the reader reads nothing: once what the kernel's socket
         // buffers take (a few MiB on loopback) and the 1 MiB threshold are full, the next
         // publish is refused. Each batch on a fresh connection, within its rate limit.
@@ -99,9 +97,7 @@ import Testing
     @Test func bytesQueuedPastTheTimeoutCloseTheReader() async throws {
         let server = try await startHuddle(["--slow-reader-timeout", "1"])
         let (_, token) = try ProtocolClient.signedUp("alice", port: server.port)
-        let stalled = try ProtocolClient(port: server.port, credential: .header(token), receiveTimeout: 20, receiveBufferSize: 4096)
-        _ = try stalled.nextEvent("session")
-        try stalled.subscribe("room:age")
+        let stalled = try ProtocolClient.slowSubscriber("room:age", token: token, port: server.port)
         // Reads from the moment the server says it closed the reader (the close frame waits
         // behind what the kernel holds, which the reader has not read).
         let closeCode = Self.closeCode(once: server) { try stalled.closeCode(timeout: 20) }

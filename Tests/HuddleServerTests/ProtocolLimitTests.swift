@@ -176,9 +176,7 @@ import Testing
     @Test func slowSubscriberIsClosedWith1008() async throws {
         let server = try await startHuddle(["--max-outbound-bytes", "65536"])
         let (_, token) = try ProtocolClient.signedUp("alice", port: server.port)
-        let slow = try ProtocolClient(port: server.port, credential: .header(token), receiveTimeout: 20, receiveBufferSize: 4096)
-        _ = try slow.nextEvent("session")
-        try slow.subscribe("room:flood")
+        let slow = try ProtocolClient.slowSubscriber("room:flood", token: token, port: server.port)
         // 8 MiB of publications, over the socket buffers and the 64 KiB queue; the slow client
         // reads nothing meanwhile. Each publisher stays within its burst.
         let chunk = String(repeating: "x", count: 16_000)

@@ -335,6 +335,15 @@ final class ProtocolClient {
         return (client, token)
     }
 
+    /// A connection signed in with `token` and subscribed to `channel`, with a tiny receive
+    /// buffer: once it stops reading, the server's writes to it back up at once.
+    static func slowSubscriber(_ channel: String, token: String, port: Int) throws -> ProtocolClient {
+        let client = try ProtocolClient(port: port, credential: .header(token), receiveTimeout: 20, receiveBufferSize: 4096)
+        _ = try client.nextEvent("session")
+        try client.subscribe(channel)
+        return client
+    }
+
     /// A new connection authenticated with `token` through the `auth` op.
     @discardableResult
     static func authenticated(_ token: String, port: Int) throws -> ProtocolClient {
