@@ -26,6 +26,10 @@ public struct CoreConfiguration: Sendable {
     public var maxOutgoingFriendRequests = 100
     /// Requests that may wait for one user's answer: beyond it, senders are refused.
     public var maxIncomingFriendRequests = 1000
+    /// Bytes of photos a user may own (each distinct photo counted once, at its size): beyond
+    /// it uploads are refused `photo_quota_exceeded`. Checked when a request arrives, never
+    /// when the log is replayed, so it may change between starts.
+    public var photoQuotaBytes = 1 << 30
     /// The activity list and status lifetimes (protocol.md, "Activities and matches").
     public var activities = ActivitySettings()
 

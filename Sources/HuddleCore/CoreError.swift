@@ -56,6 +56,7 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case tooManyMemories = "too_many_memories"
     case tooManyPoints = "too_many_points"
     case tooManyPhotos = "too_many_photos"
+    case photoQuotaExceeded = "photo_quota_exceeded"
     /// `publish` while a reader of the channel is behind (protocol.md, "Backpressure").
     case busy
 }

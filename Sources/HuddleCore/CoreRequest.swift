@@ -117,8 +117,9 @@ public enum CoreRequest: Sendable {
     // request the server registered, not a connection the core knows; the session token
     // (its hash) is checked on every request.
 
-    /// Before the body is read: may this token upload?
-    case authorizePhotoUpload(caller: ConnectionRef, tokenHash: [UInt8])
+    /// Before the body is read: may this token upload up to `size` bytes (the declared length,
+    /// or the largest photo for a chunked body)?
+    case authorizePhotoUpload(caller: ConnectionRef, tokenHash: [UInt8], size: Int)
     /// The server stored the bytes under `hash` (their SHA-256, lowercase hex): record the owner.
     case recordPhoto(caller: ConnectionRef, tokenHash: [UInt8], hash: String, size: Int)
     /// May this token read the photo?

@@ -6,10 +6,16 @@
 /// expired session stops working at once). A photo is readable only by users who uploaded its
 /// bytes; anyone else is told `photo_not_found`, exactly as for a photo nobody has.
 extension HuddleCore {
-    func authorizePhotoUpload(_ caller: ConnectionRef, tokenHash: [UInt8], at time: Int64, into step: inout CoreStep) {
+    func authorizePhotoUpload(_ caller: ConnectionRef, tokenHash: [UInt8], size: Int, at time: Int64, into step: inout CoreStep) {
         switch photoRequestUser(tokenHash, at: time) {
         case .failure(let error): answerPhotoRequest(caller, .refused(error), into: &step)
-        case .success: answerPhotoRequest(caller, .uploadAllowed, into: &step)
+        case .success(let user):
+            // Refused before any body is read, at the size it may reach: a file stored and then
+            // refused by `recordPhoto` would stay on disk with no owner.
+            guard durableState.photos.storedBytes(of: user) + size <= configuration.photoQuotaBytes else {
+                return answerPhotoRequest(caller, .refused(quotaExceeded()), into: &step)
+            }
+            answerPhotoRequest(caller, .uploadAllowed(user: user), into: &step)
         }
     }
 
@@ -29,6 +35,9 @@ extension HuddleCore {
         guard photos.photoCount(of: owner) < MemoryLimits.photosPerUser else {
             let error = CoreError(.tooManyPhotos, "a user keeps at most \(MemoryLimits.photosPerUser) photos")
             return answerPhotoRequest(caller, .refused(error), into: &step)
+        }
+        guard photos.storedBytes(of: owner) + (photos.size(of: hash) ?? size) <= configuration.photoQuotaBytes else {
+            return answerPhotoRequest(caller, .refused(quotaExceeded()), into: &step)
         }
         record(.addPhotoOwner(owner: owner, hash: hash, size: size, time: time), into: &step)
         answerPhotoRequest(caller, .stored(hash: hash, size: durableState.photos.size(of: hash) ?? size, newlyOwned: true), into: &step)
@@ -54,6 +63,10 @@ extension HuddleCore {
         }
         guard time < session.expiresAt else { return .failure(CoreError(.tokenExpired, "the session expired; log in again")) }
         return .success(session.username)
+    }
+
+    private func quotaExceeded() -> CoreError {
+        CoreError(.photoQuotaExceeded, "a user's photos take at most \(configuration.photoQuotaBytes) bytes")
     }
 
     private func answerPhotoRequest(_ caller: ConnectionRef, _ access: PhotoAccess, into step: inout CoreStep) {

@@ -158,8 +158,8 @@ public final class HuddleCore {
             updateMemoryPoint(connection, requestID: requestID, memory: memory, point: point, fields, at: time, into: &step)
         case let .deleteMemoryPoint(connection, requestID, memory, point):
             deleteMemoryPoint(connection, requestID: requestID, memory: memory, point: point, at: time, into: &step)
-        case let .authorizePhotoUpload(caller, tokenHash):
-            authorizePhotoUpload(caller, tokenHash: tokenHash, at: time, into: &step)
+        case let .authorizePhotoUpload(caller, tokenHash, size):
+            authorizePhotoUpload(caller, tokenHash: tokenHash, size: size, at: time, into: &step)
         case let .recordPhoto(caller, tokenHash, hash, size):
             recordPhoto(caller, tokenHash: tokenHash, hash: hash, size: size, at: time, into: &step)
         case let .authorizePhotoRead(caller, tokenHash, hash):

@@ -4,7 +4,8 @@
 ///
 /// Ownership outlives the memories that use a photo: deleting a memory or a point leaves the
 /// photo readable by its owner and the file in place (no garbage collection yet).
-/// Coded as a list sorted by hash, owners sorted; the per-owner counts are rebuilt when decoding.
+/// Coded as a list sorted by hash, owners sorted; the per-owner counts and byte totals are
+/// rebuilt when decoding.
 public struct PhotoOwnership: Sendable, Equatable {
     private struct Photo: Sendable, Equatable {
         var size: Int
@@ -13,6 +14,7 @@ public struct PhotoOwnership: Sendable, Equatable {
 
     private var byHash: [String: Photo] = [:]
     private var countByOwner: [Username: Int] = [:]
+    private var bytesByOwner: [Username: Int] = [:]
 
     public init() {}
 
@@ -31,10 +33,16 @@ public struct PhotoOwnership: Sendable, Equatable {
         countByOwner[user] ?? 0
     }
 
+    /// The bytes of the photos `user` owns, each at its size (what the photo quota counts).
+    public func storedBytes(of user: Username) -> Int {
+        bytesByOwner[user] ?? 0
+    }
+
     /// Makes `user` an owner of the photo; the first upload of the bytes decides its size.
     mutating func add(_ user: Username, _ hash: String, size: Int) {
         guard byHash[hash, default: Photo(size: size, owners: [])].owners.insert(user).inserted else { return }
         countByOwner[user, default: 0] += 1
+        bytesByOwner[user, default: 0] += byHash[hash]!.size
     }
 }
 

@@ -285,16 +285,14 @@ final class Connection: EventHandler, Flushable {
         case .transfer(let transfer):
             pendingPhoto = transfer
             phase = .httpBody
-            deadline = context.loop.now + Int64(context.configuration.handshakeTimeoutMilliseconds)
             consumePhotoBody(rest)
         }
     }
 
-    /// A photo may take a while on a phone's link: the body deadline moves with every read,
-    /// so only a client that stops sending runs into it.
+    /// The body's deadline is the transfer's own (`PhotoTransfer.bodyDeadline`), fixed when the
+    /// head arrived: a client trickling bytes cannot push it back.
     private func consumePhotoBody(_ bytes: UnsafeRawBufferPointer) {
         guard let transfer = pendingPhoto, !bytes.isEmpty else { return }
-        deadline = context.loop.now + Int64(context.configuration.handshakeTimeoutMilliseconds)
         transfer.receive(bytes)
     }
 
@@ -665,10 +663,9 @@ final class Connection: EventHandler, Flushable {
             }
         case .httpBody:
             if let transfer = pendingPhoto {
-                if now >= deadline, transfer.isReceivingBody {
+                if now >= transfer.bodyDeadline, transfer.isReceivingBody {
                     context.logger.info("photo body timeout", metadata: ["peer": "\(peer)"])
-                    pendingPhoto = nil
-                    respond(status: 408, body: "request body timeout")
+                    transfer.timedOut()
                 }
                 break
             }

@@ -280,7 +280,7 @@ final class CoreRunner: @unchecked Sendable {
         case .createMemory(let ref, let id, _), .updateMemory(let ref, let id, _, _), .deleteMemory(let ref, let id, _),
              .addMemoryPoint(let ref, let id, _, _), .updateMemoryPoint(let ref, let id, _, _, _), .deleteMemoryPoint(let ref, let id, _, _):
             replyUnavailable(ref, id)
-        case .authorizePhotoUpload(let caller, _), .recordPhoto(let caller, _, _, _):
+        case .authorizePhotoUpload(let caller, _, _), .recordPhoto(let caller, _, _, _):
             metrics.countError("unavailable")
             outbox[caller.loop].append(.photoAccess(serial: caller.serial, .storageUnavailable))
         case .serverPublish(let id, _, _, _):

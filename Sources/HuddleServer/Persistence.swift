@@ -22,6 +22,9 @@ final class Persistence: @unchecked Sendable {
     private let snapshotThread: EventLoop
     private let snapshotThreadHandle: LoopThread
     private(set) var snapshotInProgress = false
+    /// The last snapshot attempt failed: the segment started for it still begins where no
+    /// snapshot reaches, so a retry starts no new one.
+    private var lastSnapshotFailed = false
     private var lastSnapshotAt: Int64
     private var logBytesAtLastSnapshot: Int
 
@@ -167,7 +170,10 @@ final class Persistence: @unchecked Sendable {
     func beginSnapshot(of state: CoreDurableState, coreLoop: EventLoop, completion: @escaping @Sendable () -> Void) {
         let sequence = log.lastSequence
         do {
-            try log.rotate()
+            // A new segment per attempt lets the next snapshot drop the log before this one
+            // whole. After a failure that boundary is still there to use; a new segment per
+            // retry would pile up segments nothing trims (on a full disk, until it is full).
+            if !lastSnapshotFailed { try log.rotate() }
         } catch {
             logger.error("snapshot skipped: cannot start a new log segment", metadata: ["error": "\(error)"])
             return
@@ -194,6 +200,7 @@ final class Persistence: @unchecked Sendable {
         lastSnapshotAt = MonotonicClock.milliseconds()
         switch outcome {
         case .success(let result):
+            lastSnapshotFailed = false
             do {
                 // Keep the log after the *older* snapshot, so a fall-back to it still replays.
                 let removed = try log.removeSegments(upTo: result.olderSnapshotSequence)
@@ -205,6 +212,9 @@ final class Persistence: @unchecked Sendable {
                 logger.error("snapshot written, but old log segments could not be removed", metadata: ["error": "\(error)"])
             }
         case .failure(let error):
+            lastSnapshotFailed = true
+            // Retried after the interval or as much log again, not on every turn.
+            logBytesAtLastSnapshot = log.byteCount
             logger.error("snapshot failed; the log keeps everything", metadata: ["error": "\(error)"])
         }
     }

@@ -21,18 +21,30 @@ final class PhotoAPI: @unchecked Sendable {
     let loopIndex: Int
     let store: PhotoStore
     let workers: WorkerThreads
+    let uploads: PhotoUploads
     let maxPhotoSize: Int
+    let uploadTimeoutMilliseconds: Int
     let logger: Logger
 
-    init(runner: CoreRunner, endpoint: ProtocolEndpoint, context: LoopContext, store: PhotoStore, workers: WorkerThreads) {
+    init(runner: CoreRunner, endpoint: ProtocolEndpoint, context: LoopContext, store: PhotoStore, workers: WorkerThreads, uploads: PhotoUploads) {
         self.runner = runner
         self.endpoint = endpoint
         loop = context.loop
         loopIndex = context.loop.index
         self.store = store
         self.workers = workers
+        self.uploads = uploads
         maxPhotoSize = context.configuration.maxPhotoSize
+        uploadTimeoutMilliseconds = context.configuration.photoUploadTimeoutMilliseconds
         logger = context.logger
+    }
+
+    /// How long an upload's body may take from its head on: the timeout, or the declared size
+    /// (the largest photo for a chunked body) at the minimum rate if that is longer.
+    func uploadDeadline(for framing: PhotoTransfer.BodyFraming, from now: Int64) -> Int64 {
+        let size = if case .length(let length) = framing { length } else { maxPhotoSize }
+        let bySize = Int64(size) * 1000 / Int64(ServerConfiguration.photoUploadMinimumBytesPerSecond)
+        return now + max(Int64(uploadTimeoutMilliseconds), bySize)
     }
 
     static func serves(_ path: String) -> Bool {
@@ -56,8 +68,16 @@ final class PhotoAPI: @unchecked Sendable {
             case .framed(let found): framing = found
             }
             let expectsContinue = head.headers.tokens("expect").contains("100-continue")
+            let file: PhotoUpload
+            do {
+                file = try store.beginUpload()
+            } catch {
+                logger.error("cannot start a photo upload", metadata: ["error": "\(error)"])
+                return .respond(.unavailable)
+            }
             let transfer = PhotoTransfer(
-                upload: framing, expectsContinue: expectsContinue, tokenHash: SessionToken.hash(token), connection: connection, api: self)
+                upload: framing, into: file, expectsContinue: expectsContinue, tokenHash: SessionToken.hash(token),
+                connection: connection, api: self)
             transfer.authorize()
             return .transfer(transfer)
         }

@@ -9,9 +9,13 @@ struct PhotoResponse {
     var contentType = "application/json"
     var body: [UInt8]
 
-    static func error(_ status: Int, _ code: String, _ message: String, headers: [(String, String)] = []) -> PhotoResponse {
+    static func error(
+        _ status: Int, _ code: String, _ message: String, headers: [(String, String)] = [], retryAfterMilliseconds: Int? = nil
+    ) -> PhotoResponse {
+        var fields: [(String, JSONValue)] = [("code", .string(code)), ("message", .string(message))]
+        if let retryAfterMilliseconds { fields.append(("retry_after_ms", .integer(retryAfterMilliseconds))) }
         var body: [UInt8] = []
-        JSONWriter.append(.object([("error", .object([("code", .string(code)), ("message", .string(message))]))]), to: &body)
+        JSONWriter.append(.object([("error", .object(fields))]), to: &body)
         return PhotoResponse(status: status, headers: headers, body: body)
     }
 
@@ -25,6 +29,8 @@ struct PhotoResponse {
             return .error(404, error.code.rawValue, error.message)
         case .tooManyPhotos:
             return .error(403, error.code.rawValue, error.message)
+        case .photoQuotaExceeded:
+            return .error(507, error.code.rawValue, error.message)
         default:
             return .error(400, error.code.rawValue, error.message)
         }

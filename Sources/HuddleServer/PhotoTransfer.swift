@@ -7,10 +7,12 @@ import HuddleWebSocket
 /// One photo request, from its head to its response (protocol.md, "Photos").
 ///
 /// An upload asks the core whether the token may upload while the body arrives (bounded by
-/// `--max-photo-size` as it arrives); with both done, a worker hashes and stores the bytes,
-/// then the core records the owner (a logged command), and only then is the answer sent — so
-/// a 201 survives a crash. A download asks the core whether the token's user owns the photo,
-/// then a worker reads the file.
+/// `--max-photo-size` as it arrives). The body goes straight to a temporary file, hashed as it
+/// streams, so an upload held one byte short holds no memory; the core's yes takes one of the
+/// server's upload slots (`PhotoUploads`). With both done, a worker syncs the file and renames it
+/// into place, then the core records the owner (a logged command, within the user's photo
+/// quota), and only then is the answer sent — so a 201 survives a crash. A download asks the
+/// core whether the token's user owns the photo, then a worker reads the file.
 ///
 /// Confined to its connection's loop; worker jobs only carry it back there (`loop.execute`),
 /// hence the unchecked Sendable.
@@ -43,16 +45,26 @@ final class PhotoTransfer: @unchecked Sendable {
     private let expectsContinue: Bool
     private weak var connection: Connection?
     private let api: PhotoAPI
-    private var body: [UInt8] = []
+    /// The upload's temporary file (removed when this ends without a commit) and the hash of
+    /// what went into it.
+    private var file: PhotoUpload?
+    private let digest = SHA256Digest()
+    /// A chunked body's decoded bytes of one read, on their way to the file.
+    private var decoded: [UInt8] = []
     private var bodyComplete = false
+    /// The user whose upload slot this holds, until `finish`.
+    private var slotHolder: Username?
+    /// When the whole body must have arrived (`PhotoAPI.uploadDeadline`); it never moves.
+    let bodyDeadline: Int64
 
-    init(upload framing: BodyFraming, expectsContinue: Bool, tokenHash: [UInt8], connection: Connection, api: PhotoAPI) {
+    init(upload framing: BodyFraming, into file: PhotoUpload, expectsContinue: Bool, tokenHash: [UInt8], connection: Connection, api: PhotoAPI) {
         kind = .upload(framing)
+        self.file = file
         self.expectsContinue = expectsContinue
         self.tokenHash = tokenHash
         self.connection = connection
         self.api = api
-        if case .length(let length) = framing { body.reserveCapacity(length) }
+        bodyDeadline = api.uploadDeadline(for: framing, from: api.loop.now)
     }
 
     init(download hash: String, tokenHash: [UInt8], connection: Connection, api: PhotoAPI) {
@@ -62,9 +74,16 @@ final class PhotoTransfer: @unchecked Sendable {
         self.connection = connection
         self.api = api
         bodyComplete = true
+        bodyDeadline = .max
     }
 
-    /// While true, the connection's body deadline applies (it moves with every read).
+    deinit {
+        // A connection that closed mid-upload drops its transfer without a `finish`.
+        if let slotHolder { api.uploads.release(for: slotHolder) }
+        if let file { api.uploads.spooledBytes.subtract(file.byteCount, ordering: .relaxed) }
+    }
+
+    /// While true, `bodyDeadline` applies.
     var isReceivingBody: Bool {
         guard case .upload = kind else { return false }
         return !bodyComplete && stage != .finished
@@ -74,8 +93,9 @@ final class PhotoTransfer: @unchecked Sendable {
         guard let connection else { return }
         let tokenHash = self.tokenHash
         switch kind {
-        case .upload:
-            api.submit(connection, op: "photo_upload") { .authorizePhotoUpload(caller: $0, tokenHash: tokenHash) }
+        case .upload(let framing):
+            let size = if case .length(let length) = framing { length } else { api.maxPhotoSize }
+            api.submit(connection, op: "photo_upload") { .authorizePhotoUpload(caller: $0, tokenHash: tokenHash, size: size) }
         case .download(let hash):
             api.submit(connection, op: "photo_download") { .authorizePhotoRead(caller: $0, tokenHash: tokenHash, hash: hash) }
         }
@@ -83,25 +103,47 @@ final class PhotoTransfer: @unchecked Sendable {
 
     // MARK: The body
 
-    /// Bytes that arrived after the head. Whatever follows a complete body is not the photo
-    /// and is ignored (the connection closes after the response).
+    /// Bytes that arrived after the head, written to the file as they come. Whatever follows a
+    /// complete body is not the photo and is ignored (the connection closes after the response).
     func receive(_ bytes: UnsafeRawBufferPointer) {
-        guard case .upload(var framing) = kind, !bodyComplete, stage != .finished else { return }
-        switch framing {
-        case .length(let length):
-            body.append(contentsOf: bytes.prefix(length - body.count))
-            bodyComplete = body.count == length
-        case .chunked(var decoder):
-            do {
-                _ = try decoder.decode(bytes, into: &body)
-            } catch {
-                return finish(.error(error.status, error.status == 413 ? "payload_too_large" : "bad_request", error.reason))
+        guard case .upload(var framing) = kind, !bodyComplete, stage != .finished, let file else { return }
+        do {
+            switch framing {
+            case .length(let length):
+                try write(UnsafeRawBufferPointer(rebasing: bytes.prefix(length - file.byteCount)), to: file)
+                bodyComplete = file.byteCount == length
+            case .chunked(var decoder):
+                decoded.removeAll(keepingCapacity: true)
+                do {
+                    _ = try decoder.decode(bytes, into: &decoded)
+                } catch {
+                    return finish(.error(error.status, error.status == 413 ? "payload_too_large" : "bad_request", error.reason))
+                }
+                try decoded.withUnsafeBytes { try write($0, to: file) }
+                bodyComplete = decoder.isComplete
+                framing = .chunked(decoder)
+                kind = .upload(framing)
             }
-            bodyComplete = decoder.isComplete
-            framing = .chunked(decoder)
-            kind = .upload(framing)
+        } catch {
+            // A full or failing disk: worth retrying later, like a write the log refuses.
+            api.logger.error("cannot write a photo upload", metadata: ["error": "\(error)"])
+            return finish(.unavailable)
         }
         if bodyComplete, stage == .awaitingBody { store() }
+    }
+
+    private func write(_ bytes: UnsafeRawBufferPointer, to file: PhotoUpload) throws {
+        try file.write(bytes)
+        digest.update(bytes)
+        api.uploads.spooledBytes.add(bytes.count, ordering: .relaxed)
+    }
+
+    /// The deadline passed with the body still arriving.
+    func timedOut() {
+        api.uploads.countRefusal("timeout")
+        finish(.error(
+            408, "upload_timeout",
+            "the body must arrive within \(api.uploadTimeoutMilliseconds / 1000) s, longer for a large photo (64 KiB/s)"))
     }
 
     // MARK: The core's answers
@@ -110,8 +152,16 @@ final class PhotoTransfer: @unchecked Sendable {
         guard case .decided(let access) = outcome else { return finish(.unavailable) }
         switch (stage, access) {
         case (_, .refused(let error)):
+            if error.code == .photoQuotaExceeded { api.uploads.countRefusal("quota") }
             finish(.refused(error))
-        case (.authorizing, .uploadAllowed):
+        case (.authorizing, .uploadAllowed(let user)):
+            if let refusal = api.uploads.acquire(for: user) {
+                let message = refusal == .userBusy
+                    ? "at most \(api.uploads.maxUploadsPerUser) uploads per user at once" : "too many uploads in progress"
+                return finish(.error(
+                    429, "too_many_uploads", message, headers: [("Retry-After", "1")], retryAfterMilliseconds: 1000))
+            }
+            slotHolder = user
             stage = .awaitingBody
             if bodyComplete {
                 store()
@@ -133,15 +183,14 @@ final class PhotoTransfer: @unchecked Sendable {
     // MARK: Worker jobs
 
     private func store() {
+        guard let file else { return }
         stage = .working
-        let bytes = body
-        body = []
+        let hash = Self.hex(digest.finish())
         let store = api.store
         let loop = api.loop
         api.workers.run { [self] in
-            let hash = Self.hex(Crypto.sha256(bytes))
-            let outcome = Result { try store.store(bytes, hash: hash) }
-            loop.execute { self.stored(hash: hash, size: bytes.count, outcome) }
+            let outcome = Result { try store.commit(file, hash: hash) }
+            loop.execute { self.stored(hash: hash, size: file.byteCount, outcome) }
         }
     }
 
@@ -191,7 +240,16 @@ final class PhotoTransfer: @unchecked Sendable {
     private func finish(_ response: PhotoResponse) {
         guard stage != .finished else { return }
         stage = .finished
-        body = []
+        if let holder = slotHolder {
+            slotHolder = nil
+            api.uploads.release(for: holder)
+        }
+        if let file {
+            // Removes the temporary file unless `commit` renamed it.
+            api.uploads.spooledBytes.subtract(file.byteCount, ordering: .relaxed)
+            self.file = nil
+        }
+        decoded = []
         connection?.finishPhotoRequest(self, response)
     }
 

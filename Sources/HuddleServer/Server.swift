@@ -36,7 +36,8 @@ public final class Server {
         let tlsContext = try makeTLSContext()
         let threadCount = configuration.threads > 0 ? configuration.threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let loops = try (0..<threadCount).map { try EventLoop(index: $0) }
-        let metrics = ServerMetrics(loopCount: threadCount)
+        let photoUploads = PhotoUploads(maxUploads: configuration.maxUploads, maxUploadsPerUser: configuration.maxUploadsPerUser)
+        let metrics = ServerMetrics(loopCount: threadCount, photoUploads: photoUploads)
         let contexts = loops.map { LoopContext(loop: $0, configuration: configuration, tlsContext: tlsContext, metrics: metrics, logger: logger) }
 
         let (persistence, core) = try Persistence.open(configuration: configuration, logger: logger)
@@ -53,7 +54,7 @@ public final class Server {
         runner.pushGateway = pushGateway
         for (context, endpoint) in zip(contexts, endpoints) {
             context.addEndpoint(endpoint, path: "/v1")
-            context.photoAPI = PhotoAPI(runner: runner, endpoint: endpoint, context: context, store: photoStore, workers: photoWorkers)
+            context.photoAPI = PhotoAPI(runner: runner, endpoint: endpoint, context: context, store: photoStore, workers: photoWorkers, uploads: photoUploads)
             if let apiKey = configuration.apiKey {
                 context.httpAPI = HTTPAPI(apiKey: apiKey, runner: runner, endpoint: endpoint, loopIndex: context.loop.index)
             }

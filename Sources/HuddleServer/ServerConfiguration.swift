@@ -71,6 +71,15 @@ public struct ServerConfiguration: Sendable {
     // Memories.
     /// Largest photo the photo endpoint stores (`PUT /api/v1/photos`); 413 beyond.
     public var maxPhotoSize: Int = 10 * 1024 * 1024
+    /// Photo uploads in flight at once, per user and over the whole server: 429 beyond. Each
+    /// holds a temporary file, a connection and, at its end, a worker.
+    public var maxUploadsPerUser = 4
+    public var maxUploads = 64
+    /// An upload's whole body must arrive within this, or within its size at
+    /// `photoUploadMinimumBytesPerSecond` if that is longer (408 beyond). It does not move with
+    /// each byte: a client trickling a byte at a time cannot hold the upload open.
+    public var photoUploadTimeoutMilliseconds = 60_000
+    public static let photoUploadMinimumBytesPerSecond = 64 * 1024
 
     public init() {}
 }

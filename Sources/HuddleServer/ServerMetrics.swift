@@ -57,9 +57,11 @@ final class ServerMetrics: Sendable {
     private let errors = Mutex<[String: Int]>([:])
     private let latencies = Mutex<[String: LatencyHistogram]>([:])
     let push = PushMetrics()
+    let photoUploads: PhotoUploads
 
-    init(loopCount: Int) {
+    init(loopCount: Int, photoUploads: PhotoUploads) {
         loops = (0..<loopCount).map { _ in LoopCounters() }
+        self.photoUploads = photoUploads
     }
 
     func loop(_ index: Int) -> LoopCounters { loops[index] }
@@ -115,6 +117,7 @@ final class ServerMetrics: Sendable {
             text += histogram.prometheusLines(name: "huddle_command_duration_seconds", labels: "op=\"\(op)\"")
         }
         text += push.prometheusText()
+        text += photoUploads.prometheusText()
         return text
     }
 }

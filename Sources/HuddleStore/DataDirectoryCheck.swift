@@ -7,8 +7,10 @@ import Glibc
 public enum DataDirectoryCheck {
     /// Checks everything start-up would rely on: every snapshot fully (header, size, inflation,
     /// payload CRC), every record of every segment (CRC, sequence), and that the log continues
-    /// from the newest valid snapshot without a gap. A tail start-up would cut is a notice, not a
-    /// problem; everything else that is damaged is a problem.
+    /// from the newest valid snapshot without a gap — and says what start-up would do with it
+    /// (`VerifyReport.outcome`). A tail start-up would cut is a notice; a damaged snapshot that
+    /// start-up passes over for an older valid one is `passedOver`; what makes start-up refuse
+    /// is a problem.
     public static func verify(directory: String) -> VerifyReport {
         var report = VerifyReport(directory: directory)
         let listing: DataDirectoryListing
@@ -25,11 +27,27 @@ public enum DataDirectoryCheck {
                 _ = try SnapshotFile.payload(directory: directory, name: entry.name, lastSequence: entry.lastSequence)
             } catch {
                 verdict.problem = "\(error)"
-                report.problems.append("\(entry.name): \(error)")
             }
             report.snapshots.append(verdict)
         }
-        report.newestValidSnapshot = report.snapshots.last { $0.problem == nil }?.lastSequence
+        // What start-up does with them (`SnapshotStore.loadNewestValid`): the newest valid one is
+        // loaded, damaged ones above it are passed over, older ones are never read; with none
+        // valid it refuses.
+        let loaded = report.snapshots.last { $0.problem == nil }
+        report.newestValidSnapshot = loaded?.lastSequence
+        for snapshot in report.snapshots {
+            guard let problem = snapshot.problem else { continue }
+            if let loaded, snapshot.lastSequence > loaded.lastSequence {
+                report.passedOver.append("\(snapshot.file): \(problem); start-up passes over it and loads \(loaded.file)")
+            } else if loaded != nil {
+                report.notices.append("\(snapshot.file): \(problem); start-up does not need it (a newer one is valid)")
+            } else {
+                report.problems.append("\(snapshot.file): \(problem)")
+            }
+        }
+        if loaded == nil && !report.snapshots.isEmpty {
+            report.problems.append("no snapshot is valid: start-up refuses rather than start without their state")
+        }
         let snapshotSequence = report.newestValidSnapshot ?? 0
 
         let summaries = listing.segments.map { entry in

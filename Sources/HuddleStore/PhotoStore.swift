@@ -35,10 +35,18 @@ public final class PhotoStore: Sendable {
         hash.utf8.count == 64 && hash.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
-    /// Stores `bytes` under `hash` (the caller computed it) unless a photo by that name exists.
-    /// Returns whether this call wrote the file. Either way the photo is durable on return.
+    /// A new upload: an empty temporary file to stream the body into. Opening it does not block
+    /// on the disk the way `commit` does, so an I/O loop may call it.
+    public func beginUpload() throws -> PhotoUpload {
+        let counter = temporaryCounter.add(1, ordering: .relaxed).newValue
+        return try PhotoUpload(path: temporaryDirectory + "/upload." + String(counter) + ".tmp")
+    }
+
+    /// Makes `upload` the photo named `hash` (the SHA-256 of its bytes, computed by the caller as
+    /// they arrived) unless a photo by that name exists. Returns whether this call wrote the file.
+    /// Either way the photo is durable on return. Blocks on the disk: run it on a worker.
     @discardableResult
-    public func store(_ bytes: [UInt8], hash: String) throws -> Bool {
+    public func commit(_ upload: PhotoUpload, hash: String) throws -> Bool {
         precondition(Self.isValidHash(hash), "not a photo hash: \(hash)")
         let shard = directory + "/" + String(hash.prefix(2))
         let path = shard + "/" + hash
@@ -49,23 +57,22 @@ public final class PhotoStore: Sendable {
             try FileIO.syncDirectory(shard)
             return false
         }
-        let counter = temporaryCounter.add(1, ordering: .relaxed).newValue
-        let temporary = temporaryDirectory + "/" + hash + "." + String(counter) + ".tmp"
-        let fd = try FileIO.open(temporary, O_WRONLY | O_CREAT | O_EXCL)
-        do {
-            try bytes.withUnsafeBytes { try FileIO.write(fd, $0, at: 0, path: temporary) }
-            try FileIO.syncData(fd, path: temporary)
-        } catch {
-            FileIO.close(fd)
-            try? FileIO.unlink(temporary)
-            throw error
-        }
-        FileIO.close(fd)
+        try upload.syncAndClose()
         // Two uploads of the same bytes may both get here: rename replaces one whole file by an
         // identical one, so readers see either, never a mix.
-        try FileIO.rename(temporary, path)
+        try FileIO.rename(upload.path, path)
+        upload.markCommitted()
         try FileIO.syncDirectory(shard)
         return true
+    }
+
+    /// Stores `bytes` under `hash` (the caller computed it) unless a photo by that name exists:
+    /// `beginUpload` and `commit` in one call.
+    @discardableResult
+    public func store(_ bytes: [UInt8], hash: String) throws -> Bool {
+        let upload = try beginUpload()
+        try bytes.withUnsafeBytes { try upload.write($0) }
+        return try commit(upload, hash: hash)
     }
 
     /// The bytes of the photo named `hash`, or nil when there is none.

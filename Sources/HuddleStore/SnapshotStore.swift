@@ -7,7 +7,8 @@ import Synchronization
 /// Writing follows Redis's rdb.c: a temporary file, fsync, rename over the final name, fsync of
 /// the directory — a crash leaves either the old set of snapshots or the new one, never a half file
 /// under a real name. Retention keeps the new snapshot and the newest one below it (the fallback
-/// if the new one turns out damaged) and deletes the older ones. Snapshots newer than the one
+/// if the new one turns out damaged) and deletes the older ones; a damaged snapshot is never that
+/// fallback. Snapshots newer than the one
 /// written are left alone: they can only be damaged ones passed over at start-up, and are kept
 /// for the operator to look at.
 ///
@@ -17,6 +18,9 @@ import Synchronization
 public final class SnapshotStore: Sendable {
     public let directory: String
     private let writing = Mutex(())
+    /// What this store has seen of each snapshot, by sequence: written or loaded (good), or
+    /// passed over as damaged. Retention uses it to choose the fallback without inflating it.
+    private let verdicts = Mutex(SnapshotVerdicts())
 
     public init(directory: String) {
         self.directory = directory
@@ -43,8 +47,10 @@ public final class SnapshotStore: Sendable {
         for entry in listing.snapshots.reversed() {
             do {
                 let payload = try SnapshotFile.payload(directory: directory, name: entry.name, lastSequence: entry.lastSequence)
+                verdicts.withLock { $0.record(entry.lastSequence, valid: true) }
                 return LoadedSnapshot(payload: payload, lastSequence: entry.lastSequence, file: entry.name, skipped: skipped)
             } catch {
+                verdicts.withLock { $0.record(entry.lastSequence, valid: false) }
                 skipped.append("\(entry.name): \(error)")
             }
         }
@@ -98,16 +104,34 @@ public final class SnapshotStore: Sendable {
             throw error
         }
         try FileIO.syncDirectory(directory)
+        verdicts.withLock { $0.record(lastSequence, valid: true) }
 
-        let older = listing.snapshots.filter { $0.lastSequence < lastSequence }.reversed()
+        // The fallback is the newest snapshot below the new one that passes its checks. Damaged
+        // ones above it stay for the operator (start-up passes over them); everything below it
+        // goes. A damaged snapshot is never the fallback: then the log behind the good one would
+        // be dropped, and damage to the new snapshot would leave nothing to start from.
+        var fallback: UInt64?
         var removed: [String] = []
-        for entry in older.dropFirst() {
-            try FileIO.unlink(pathIn(directory, entry.name))
-            removed.append(entry.name)
+        for entry in listing.snapshots.reversed() where entry.lastSequence < lastSequence {
+            if fallback != nil {
+                try FileIO.unlink(pathIn(directory, entry.name))
+                removed.append(entry.name)
+            } else if isValid(entry.name, lastSequence: entry.lastSequence) {
+                fallback = entry.lastSequence
+            }
         }
         if !removed.isEmpty { try FileIO.syncDirectory(directory) }
         return SnapshotWriteResult(
             file: name, byteCount: byteCount, removedFiles: removed,
-            olderSnapshotSequence: older.first?.lastSequence ?? 0)
+            olderSnapshotSequence: fallback ?? 0)
+    }
+
+    /// Whether a snapshot passes every check. One this store wrote or loaded is taken as good
+    /// (checking means inflating it whole); any other is checked once and the verdict kept.
+    private func isValid(_ name: String, lastSequence: UInt64) -> Bool {
+        if let known = verdicts.withLock({ $0.verdict(lastSequence) }) { return known }
+        let valid = (try? SnapshotFile.payload(directory: directory, name: name, lastSequence: lastSequence)) != nil
+        verdicts.withLock { $0.record(lastSequence, valid: valid) }
+        return valid
     }
 }

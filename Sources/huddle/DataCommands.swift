@@ -11,14 +11,23 @@ struct DataCommand: ParsableCommand {
 
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check every snapshot and log record; exit 0 when sound, 1 with what is wrong."
+            abstract: "Check every snapshot and log record and say what start-up would do.",
+            discussion: """
+                Exit status: 0 sound (start-up loads the newest snapshot and the log); 2 recoverable \
+                (start-up passes over damaged snapshots and loads an older one plus the log after it; \
+                nothing is lost); 1 start-up refuses (what is wrong is listed).
+                """
         )
         @Option(help: "The data directory.") var dataDir: String = "huddle-data"
 
         func run() throws {
             let report = DataDirectoryCheck.verify(directory: dataDir)
             print(report)
-            if !report.isSound { throw ExitCode(1) }
+            switch report.outcome {
+            case .sound: break
+            case .startsFromOlderSnapshot: throw ExitCode(2)
+            case .refused: throw ExitCode(1)
+            }
         }
     }
 

@@ -69,6 +69,11 @@ struct Serve: ParsableCommand {
     // Memories.
     @Option(help: "Largest photo in bytes PUT /api/v1/photos stores (413 beyond).")
     var maxPhotoSize: Int = 10 * 1024 * 1024
+    @Option(help: "Photo uploads one user may have in flight at once (429 beyond).") var maxUploadsPerUser: Int = 4
+    @Option(help: "Photo uploads in flight at once over the whole server (429 beyond).") var maxUploads: Int = 64
+    @Option(help: "Seconds an upload's body may take at least (longer for a large one: 64 KiB/s); 408 beyond.")
+    var photoUploadTimeout: Int = 60
+    @Option(help: "Bytes of photos one user may own (507 photo_quota_exceeded beyond).") var photoQuota: Int = 1 << 30
 
     func validate() throws {
         if tlsPort != nil && (tlsCert == nil || tlsKey == nil) {
@@ -109,6 +114,9 @@ struct Serve: ParsableCommand {
         if let problem = Self.activitiesProblem(activities) { throw ValidationError("--activities: \(problem)") }
         // Memories.
         guard maxPhotoSize > 0 else { throw ValidationError("--max-photo-size must be positive") }
+        guard maxUploadsPerUser > 0, maxUploads > 0, photoUploadTimeout > 0, photoQuota > 0 else {
+            throw ValidationError("--max-uploads-per-user, --max-uploads, --photo-upload-timeout and --photo-quota must be positive")
+        }
     }
 
     var serverConfiguration: ServerConfiguration {
@@ -147,6 +155,10 @@ struct Serve: ParsableCommand {
         config.core.activities.names = Self.activityNames(activities)
         // Memories.
         config.maxPhotoSize = maxPhotoSize
+        config.maxUploadsPerUser = maxUploadsPerUser
+        config.maxUploads = maxUploads
+        config.photoUploadTimeoutMilliseconds = photoUploadTimeout * 1000
+        config.core.photoQuotaBytes = photoQuota
         return config
     }
 

@@ -233,6 +233,27 @@ import Testing
         #expect(photoAccess(upload(harness, session, Self.hash(0))) == .stored(hash: Self.hash(0), size: 100, newlyOwned: false), "one already owned is still fine")
     }
 
+    /// Issue 12: 10 000 photos of 10 MiB each were allowed per user; the quota bounds the bytes.
+    @Test func thePhotoQuotaCountsTheBytesAUserOwns() throws {
+        var configuration = CoreConfiguration()
+        configuration.photoQuotaBytes = 1000
+        let harness = CoreHarness(configuration: configuration)
+        let (_, alice) = harness.signUp("alice")
+        let (_, bob) = harness.signUp("bob")
+        #expect(photoAccess(upload(harness, alice, Self.hash(1), size: 600))?.isStored == true)
+        let over = upload(harness, alice, Self.hash(2), size: 401)
+        #expect(over.commands.isEmpty && photoAccess(over)?.isRefusal(.photoQuotaExceeded) == true)
+        #expect(photoAccess(upload(harness, alice, Self.hash(2), size: 400))?.isStored == true, "exactly the quota fits")
+        #expect(photoAccess(upload(harness, alice, Self.hash(1), size: 600))?.isStored == true, "one already owned costs nothing")
+        let caller = ConnectionRef(loop: 1, serial: 7)
+        #expect(photoAccess(harness.handle(.authorizePhotoUpload(caller: caller, tokenHash: alice.tokenHash, size: 1)))?.isRefusal(.photoQuotaExceeded) == true,
+                "an upload that cannot fit is refused before any body is read")
+        // Another user's quota is their own; the same bytes count at their stored size.
+        #expect(photoAccess(harness.handle(.authorizePhotoUpload(caller: caller, tokenHash: bob.tokenHash, size: 1000))) == .uploadAllowed(user: "bob"))
+        #expect(photoAccess(harness.handle(.authorizePhotoUpload(caller: caller, tokenHash: bob.tokenHash, size: 1001)))?.isRefusal(.photoQuotaExceeded) == true)
+        #expect(photoAccess(upload(harness, bob, Self.hash(1), size: 600))?.isStored == true)
+    }
+
     @Test func photosBelongToWhoeverUploadedTheBytes() throws {
         let harness = CoreHarness()
         let (_, alice) = harness.signUp("alice")
@@ -240,7 +261,7 @@ import Testing
         let (_, carol) = harness.signUp("carol")
         let caller = ConnectionRef(loop: 1, serial: 7)
         let photo = Self.hash(42)
-        #expect(harness.handle(.authorizePhotoUpload(caller: caller, tokenHash: alice.tokenHash)).outputs == [.photoAccess(caller: caller, .uploadAllowed)])
+        #expect(harness.handle(.authorizePhotoUpload(caller: caller, tokenHash: alice.tokenHash, size: 1234)).outputs == [.photoAccess(caller: caller, .uploadAllowed(user: "alice"))])
         let first = upload(harness, alice, photo, size: 1234)
         #expect(first.commands == [.addPhotoOwner(owner: "alice", hash: photo, size: 1234, time: harness.time)])
         #expect(photoAccess(first) == .stored(hash: photo, size: 1234, newlyOwned: true))
@@ -258,7 +279,7 @@ import Testing
         #expect(stranger == .refused(CoreError(.photoNotFound, "no such photo")) && stranger == missing)
 
         let unknown = CoreHarness.tokenHash(999)
-        #expect(photoAccess(harness.handle(.authorizePhotoUpload(caller: caller, tokenHash: unknown))) == .refused(CoreError(.invalidToken, "unknown or revoked token")))
+        #expect(photoAccess(harness.handle(.authorizePhotoUpload(caller: caller, tokenHash: unknown, size: 1))) == .refused(CoreError(.invalidToken, "unknown or revoked token")))
         #expect(photoAccess(harness.handle(.recordPhoto(caller: caller, tokenHash: unknown, hash: photo, size: 1)))
             == .refused(CoreError(.invalidToken, "unknown or revoked token")))
         #expect(photoAccess(harness.handle(.recordPhoto(caller: caller, tokenHash: carol.tokenHash, hash: "x", size: 1)))?.isRefusal(.badRequest) == true)

@@ -88,3 +88,35 @@ import Testing
         #expect(verify.status == 0, "\(verify.output)")
     }
 }
+
+/// Issue 12: every failed snapshot started a new log segment and nothing trimmed them (20 in
+/// 45 s on a nearly full disk). A directory where the snapshot's leftover temporary file would
+/// be makes every snapshot fail (its removal fails with EISDIR) while the log still writes.
+@Suite struct DurabilityFailingSnapshotTests {
+    @Test func failedSnapshotsDoNotPileUpLogSegments() async throws {
+        let data = try ServerProcess.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let blocker = data.appendingPathComponent("snapshot-0000000000000001.snap.tmp")
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: true)
+        let server = try await DurableServer.start(["--snapshot-interval", "1"], dataDirectory: data)
+        let writer = try V1Client(port: server.port)
+        let token = try writer.signUp("snap_failer")
+        for n in 1...5 {
+            try writer.ok("publish", ["channel": "room:failing", "data": ["n": n]])
+            try await server.waitForLogCount("snapshot failed", atLeast: n)
+        }
+        let segments = try DataFiles.segments(data)
+        #expect(segments.count <= 2, "5 failed snapshots left \(segments.map(\.lastPathComponent))")
+
+        // Once snapshots work again the log behind them is trimmed as usual.
+        try FileManager.default.removeItem(at: blocker)
+        try writer.ok("publish", ["channel": "room:failing", "data": ["n": 6]])
+        try await server.waitForLog("snapshot written")
+        #expect(try await server.stop() == 0)
+        let restarted = try await DurableServer.start(dataDirectory: data)
+        let reader = try V1Client(port: restarted.port)
+        try reader.ok("auth", ["token": token])
+        #expect(try reader.fullHistory("room:failing").publications.count == 6)
+        #expect(try await restarted.stop() == 0)
+    }
+}

@@ -138,7 +138,8 @@ import Testing
         default: try DataFiles.truncate(newest, to: size - 7)
         }
         let verify = try await DurableServer.dataCommand("verify", dataDirectory: data)
-        print("damaged newest snapshot (\(damage)): verify exit \(verify.status): \(verify.output)")
+        #expect(verify.status == 2, "verify says start-up recovers from the older snapshot: \(verify.output)")
+        #expect(verify.output.contains("recoverable"), "\(verify.output)")
 
         let restarted = try await DurableServer.start(dataDirectory: data)
         let log = restarted.logText
@@ -147,7 +148,20 @@ import Testing
         #expect(log.contains("loaded snapshot") && log.contains(snapshots[0].lastPathComponent), "\(log)")
         try Self.expectHistory("room:snap", before + after, port: restarted.port, user: "snap_writer")
         try Self.expectHistory("room:snap-other", other, port: restarted.port, user: "snap_other")
+        let late = try Self.publish(3, to: "room:snap", as: "snap_writer", port: restarted.port, signUp: false, from: 16)
         #expect(try await restarted.stop() == 0)
+
+        // Issue 12: the snapshot after a fall-back start kept the damaged one as its fallback and
+        // deleted the good one with the log after it; damage to the new one then refused the start.
+        let afterFallback = try DataFiles.snapshots(data)
+        #expect(afterFallback.contains(snapshots[0]), "the last good snapshot is kept: \(afterFallback.map(\.lastPathComponent))")
+        let newer = try #require(afterFallback.last)
+        try DataFiles.flipBit(in: newer, at: 20, bit: 0)
+        let again = try await DurableServer.start(dataDirectory: data)
+        #expect(again.logText.contains("loaded snapshot") && again.logText.contains(snapshots[0].lastPathComponent), "\(again.logText)")
+        try Self.expectHistory("room:snap", before + after + late, port: again.port, user: "snap_writer")
+        try Self.expectHistory("room:snap-other", other, port: again.port, user: "snap_other")
+        #expect(try await again.stop() == 0)
     }
 
     // MARK: 5. Missing data directory

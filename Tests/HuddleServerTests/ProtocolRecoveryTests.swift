@@ -185,6 +185,10 @@ import Testing
             if before == nil { #expect(JSON.isNull(page["next_before"])) }
         } while before != nil && offsets.count < 2000
         #expect(offsets == Array((3...1002).reversed()))
+        // A `before` at or below the oldest kept offset: an empty page, and nothing older.
+        let below = try late.ok("history", ["channel": "room:busy", "before": 3])
+        #expect((below["publications"] as? [Any])?.isEmpty == true && JSON.isNull(below["next_before"]))
+        #expect(JSON.int(below["offset"]) == 1002 && below["epoch"] as? String == position.0)
     }
 
     /// "The epoch changes only if the server lost the channel's history (it never does in normal

@@ -76,12 +76,13 @@ import Testing
         let before = directory.fingerprint()
 
         let report = DataDirectoryCheck.verify(directory: directory.path)
-        #expect(!report.isSound)
+        #expect(report.outcome == .refused)
         #expect(report.newestValidSnapshot == 3)
         #expect(report.snapshots.map { $0.problem != nil } == [false, true])
         #expect(report.segments.map { $0.problem != nil } == [false, true, false])
-        #expect(report.problems.count == 2)
-        #expect(report.problems.contains { $0.hasPrefix("\(snapshotName(6)): ") })
+        #expect(report.problems.count == 1)
+        #expect(report.passedOver.count == 1)
+        #expect(report.passedOver.first?.hasPrefix("\(snapshotName(6)): ") == true)
         #expect(report.problems.contains { $0.hasPrefix("corrupt log \(segmentName(4)) at offset 24: record checksum mismatch") })
         #expect(report.notices == ["\(snapshotName(9)).tmp: left by an interrupted write; removed by the next open or snapshot"])
 
@@ -90,6 +91,33 @@ import Testing
         #expect(inspected.segments[1].note == "damaged at offset 24: record checksum mismatch")
         #expect(inspected.otherFiles.map(\.name) == [snapshotName(9) + ".tmp", "wal.lock"])
         #expect(directory.fingerprint() == before)
+    }
+
+    /// Issue 12: verify failed a directory that start-up recovers completely (a damaged newest
+    /// snapshot, an older valid one and the whole log after it).
+    @Test func aDamagedNewestSnapshotWithItsFallbackIsRecoverableNotRefused() throws {
+        let directory = try populated()
+        directory.flipBit(snapshotName(6), atByte: 60)
+        let report = DataDirectoryCheck.verify(directory: directory.path)
+        #expect(report.outcome == .startsFromOlderSnapshot, "\(report)")
+        #expect(report.problems == [])
+        #expect(report.newestValidSnapshot == 3)
+        #expect(report.passedOver.count == 1)
+        #expect(report.passedOver.first?.hasSuffix("start-up passes over it and loads \(snapshotName(3))") == true)
+        #expect(report.description.hasPrefix("\(directory.path): recoverable: "))
+
+        // The older one damaged instead: start-up never reads it, so it is only a notice.
+        let other = try populated()
+        other.flipBit(snapshotName(3), atByte: 60)
+        let olderDamaged = DataDirectoryCheck.verify(directory: other.path)
+        #expect(olderDamaged.outcome == .sound, "\(olderDamaged)")
+        #expect(olderDamaged.notices.contains { $0.hasPrefix("\(snapshotName(3)): ") })
+
+        // Both damaged: start-up refuses (it will not start without their state).
+        directory.flipBit(snapshotName(3), atByte: 60)
+        let bothDamaged = DataDirectoryCheck.verify(directory: directory.path)
+        #expect(bothDamaged.outcome == .refused)
+        #expect(bothDamaged.problems.contains { $0.hasPrefix("no snapshot is valid") })
     }
 
     @Test func continuityIsCheckedFromTheNewestValidSnapshot() throws {

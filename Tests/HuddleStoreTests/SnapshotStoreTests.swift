@@ -97,6 +97,36 @@ import Testing
         #expect(loaded.skipped.first?.hasPrefix(snapshotName(20) + ": ") == true)
     }
 
+    /// Issue 12, problem 12: after a start that fell back past a damaged newest snapshot, the
+    /// next snapshot kept the damaged one as its fallback and deleted the good one (and the log
+    /// after it), so damage to the new snapshot then left nothing to start from.
+    @Test func retentionNeverKeepsADamagedFallbackNorDeletesTheLastGoodOne() throws {
+        let directory = TemporaryDirectory()
+        try SnapshotStore(directory: directory.path).write(payload: payload(10, size: 5000), lastSequence: 10)
+        try SnapshotStore(directory: directory.path).write(payload: payload(20, size: 5000), lastSequence: 20)
+        directory.flipBit(snapshotName(20), atByte: 60)
+
+        let restarted = SnapshotStore(directory: directory.path)
+        #expect(try restarted.loadNewestValid()?.lastSequence == 10)
+        let written = try restarted.write(payload: payload(30, size: 5000), lastSequence: 30)
+        #expect(written.olderSnapshotSequence == 10)
+        #expect(written.removedFiles == [])
+        #expect(directory.names().filter { $0.hasPrefix("snapshot-") } == [snapshotName(10), snapshotName(20), snapshotName(30)])
+
+        directory.flipBit(snapshotName(30), atByte: 60)
+        #expect(try SnapshotStore(directory: directory.path).loadNewestValid()?.lastSequence == 10)
+
+        // A store that never loaded (so knows nothing of the damage) checks a fallback it did not
+        // write itself, and the next good snapshot retires both the damaged ones and the old one.
+        let fresh = SnapshotStore(directory: directory.path)
+        let next = try fresh.write(payload: payload(40, size: 5000), lastSequence: 40)
+        #expect(next.olderSnapshotSequence == 10)
+        let last = try fresh.write(payload: payload(50, size: 5000), lastSequence: 50)
+        #expect(last.olderSnapshotSequence == 40)
+        #expect(last.removedFiles == [snapshotName(30), snapshotName(20), snapshotName(10)])
+        #expect(directory.names().filter { $0.hasPrefix("snapshot-") } == [snapshotName(40), snapshotName(50)])
+    }
+
     @Test func aSnapshotUnderAnotherSequenceNameIsRejected() throws {
         let directory = TemporaryDirectory()
         let store = SnapshotStore(directory: directory.path)

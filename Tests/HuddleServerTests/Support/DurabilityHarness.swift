@@ -124,6 +124,15 @@ final class DurableServer: @unchecked Sendable {
         }
     }
 
+    /// Waits until the log contains `needle` at least `count` times.
+    func waitForLogCount(_ needle: String, atLeast count: Int, timeout: Double = 20) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while logText.components(separatedBy: needle).count - 1 < count {
+            guard Date() < deadline else { throw TestFailure("server log never showed \"\(needle)\" \(count) times; log:\n\(logText)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// `huddle data verify|inspect --data-dir DIR`: status and stdout + stderr.
     static func dataCommand(_ command: String, dataDirectory: URL) async throws -> (status: Int32, output: String) {
         let output = try await runProcess(binary.path, ["data", command, "--data-dir", dataDirectory.path], timeout: 60)
