@@ -183,7 +183,7 @@ import Testing
         for _ in 0..<6 {
             let publisher = try ProtocolClient(port: server.port, credential: .header(token))
             let requests: [(String, JSONObject)] = Array(repeating: ("publish", ["channel": "room:flood", "data": chunk]), count: 90)
-            try await publisher.settle(try publisher.sendBatch(requests), requests)
+            try publisher.settle(try publisher.sendBatch(requests), requests)
         }
         try await server.waitForLog("closing slow consumer", timeout: 10)
         #expect(try slow.closeCode(timeout: 20) == .policyViolation)
