@@ -50,7 +50,8 @@ wait_for_port() {
 start_huddle() {
     stop_server
     DATA_DIR=$(mktemp -d /tmp/huddle-bench.XXXXXX)
-    "$BIN/huddle" --port 9001 --bench --kdf-iterations 1000 --rate-limit 100000 --fsync "$FSYNC" \
+    "$BIN/huddle" --port 9001 --bench --kdf-iterations 1000 --rate-limit 100000 --user-rate-limit 100000 \
+        --user-publish-bytes 1073741824 --fsync "$FSYNC" \
         --data-dir "$DATA_DIR" --log-level warning "$@" 2>>"$OUT/huddle-server.log" &
     SERVER_PID=$!
     wait_for_port 9001

@@ -21,7 +21,7 @@ final class BroadcastScenario: Scenario {
     private let settings: Settings
     private let loop: EventLoop
     private let progress: Progress
-    private let measurement: Measurement
+    let measurement: Measurement
     private var subscribers: [RawConnection] = []
     private var publishers: [RawConnection] = []
     private var checker: StreamChecker
@@ -65,6 +65,7 @@ final class BroadcastScenario: Scenario {
             startPublishing()
         })
         setup = queue
+        measurement.track(queue, "connected")
         queue.run()
     }
 

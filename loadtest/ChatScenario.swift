@@ -23,7 +23,7 @@ final class ChatScenario: Scenario {
     private let settings: Settings
     private let loop: EventLoop
     private let progress: Progress
-    private let measurement: Measurement
+    let measurement: Measurement
     private let users = LoadTestUsers()
     private var sessions: [HarnessSession] = []
     private var rooms: [String] = []
@@ -66,6 +66,7 @@ final class ChatScenario: Scenario {
             next()
         }
         setup = queue
+        measurement.track(queue, name)
         queue.run()
     }
 

@@ -26,7 +26,7 @@ final class ConnectScenario: Scenario {
     private let settings: Settings
     private let loop: EventLoop
     private let progress: Progress
-    private let measurement: Measurement
+    let measurement: Measurement
     private let users = LoadTestUsers()
     private var admin: HarnessSession?
     private var token = ""

@@ -22,7 +22,7 @@ final class EchoScenario: Scenario {
     private let settings: Settings
     private let loop: EventLoop
     private let progress: Progress
-    private let measurement: Measurement
+    let measurement: Measurement
     private var connections: [RawConnection] = []
     private var sent: [Int]
     private var checker: StreamChecker
@@ -63,6 +63,7 @@ final class EchoScenario: Scenario {
             startSending()
         })
         setup = queue
+        measurement.track(queue, "connected")
         queue.run()
     }
 

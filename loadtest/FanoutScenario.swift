@@ -22,7 +22,7 @@ final class FanoutScenario: Scenario {
     private let settings: Settings
     private let loop: EventLoop
     private let progress: Progress
-    private let measurement: Measurement
+    let measurement: Measurement
     private let users = LoadTestUsers()
     private var token = ""
     private let room = "room:loadtest-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
@@ -79,6 +79,7 @@ final class FanoutScenario: Scenario {
             openPublishers()
         })
         setup = queue
+        measurement.track(queue, "subscribed")
         queue.run()
     }
 
@@ -102,6 +103,7 @@ final class FanoutScenario: Scenario {
             startPublishing()
         })
         setup = queue
+        measurement.track(queue, "publishers connected")
         queue.run()
     }
 

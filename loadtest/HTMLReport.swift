@@ -27,6 +27,8 @@ struct HTMLReport {
         .verdict { font-size: 0.6em; padding: 2px 8px; border-radius: 4px; vertical-align: middle; color: #fff; }
         .clean { background: #2a7d2a; }
         .unclean { background: #b22222; }
+        .interrupted { background: #c46a00; }
+        p.verdict-line { font-family: monospace; font-size: 1.05em; }
         svg.chart { width: 100%; height: auto; margin: 0.4em 0 1em; }
         svg .series { fill: none; stroke-width: 1.6; stroke-linejoin: round; }
         svg .grid { stroke: #e6e6e6; stroke-width: 1; }
@@ -39,7 +41,9 @@ struct HTMLReport {
         </style>
         </head>
         <body>
-        <h1>\(HTML.escape(r.scenario)) <span class="verdict \(r.isClean ? "clean" : "unclean")">\(r.isClean ? "clean" : "not clean")</span></h1>
+        <h1>\(HTML.escape(r.scenario)) \(badges)</h1>
+        <p class="verdict-line">verdict: \(HTML.escape(r.verdict))</p>
+        \(r.interruption.map { "<p class=\"note\">\(HTML.escape(ScenarioResult.describe($0))).</p>\n" } ?? "")\
         <p class="note">Started \(HTML.escape(r.startedAt)); measured \(formatted(r.measuredSeconds)) s \
         (shaded on the time charts). \(HTML.escape(r.machine.summary))</p>
 
@@ -57,6 +61,7 @@ struct HTMLReport {
         if r.series.contains(where: { $0.serverRSSKilobytes != nil }) { html += section("Server memory over time", memoryChart().render()) }
         if r.series.contains(where: { $0.connections > 0 }) { html += section("Open connections over time", connectionsChart().render()) }
         html += section("Parameters", keyValueTable(r.parameters.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+        html += section("Server", keyValueTable(serverRows()))
         html += section("Machine", keyValueTable(machineRows()))
         if !r.failures.isEmpty {
             let rows = r.failures.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.map { ($0.key, grouped($0.value)) }
@@ -99,6 +104,22 @@ struct HTMLReport {
         return keyValueTable(rows, numeric: true)
     }
 
+    private var badges: String {
+        let quality = result.isClean ? (result.interruption == nil ? "clean" : "clean so far") : "not clean"
+        var badges = "<span class=\"verdict \(result.isClean ? "clean" : "unclean")\">\(quality)</span>"
+        if result.interruption != nil { badges = "<span class=\"verdict interrupted\">interrupted</span> " + badges }
+        return badges
+    }
+
+    /// Only what the harness could read (ServerInfo), and where something is unknown, why.
+    private func serverRows() -> [(String, String)] {
+        guard let server = result.server else { return [("server", "not recorded")] }
+        var rows = [("URL", server.url), ("command line", server.commandLine ?? "unknown (pass --server-pid to read it from /proc)")]
+        rows += server.metricsInfo.map { ("/metrics", $0) }
+        if let note = server.metricsNote { rows.append(("/metrics", note)) }
+        return rows
+    }
+
     private func machineRows() -> [(String, String)] {
         let m = result.machine
         let load = { (values: [Double]) in values.map { formatted($0, decimals: 2) }.joined(separator: " ") }
@@ -132,7 +153,7 @@ struct HTMLReport {
                 .init(name: "\(result.deliveredLabel)/s", color: Self.colors[2], points: series.map { (x: $0.t, y: Double($0.delivered)) }),
                 .init(name: "failed", color: Self.colors[1], points: series.map { (x: $0.t, y: Double($0.failed)) }),
             ],
-            shadedX: window)
+            shadedX: window, maxGap: Self.sampleGap)
     }
 
     /// Apart from the deliveries: in a fan-out they are a thousand times the sends, which would
@@ -141,7 +162,7 @@ struct HTMLReport {
         SVGLineChart(
             title: "\(result.sentLabel.capitalizedFirst) per second", xLabel: "seconds", yLabel: "per second",
             series: [.init(name: "\(result.sentLabel)/s", color: Self.colors[0], points: result.series.map { (x: $0.t, y: Double($0.sent)) })],
-            shadedX: window)
+            shadedX: window, maxGap: Self.sampleGap)
     }
 
     func latencyChart() -> SVGLineChart {
@@ -152,7 +173,7 @@ struct HTMLReport {
         return SVGLineChart(
             title: "Latency per second", xLabel: "seconds", yLabel: "ms",
             series: [line("p50", Self.colors[0], \.latencyP50), line("p99", Self.colors[3], \.latencyP99), line("max", Self.colors[1], \.latencyMax)],
-            shadedX: window)
+            shadedX: window, maxGap: Self.sampleGap)
     }
 
     func cpuChart() -> SVGLineChart {
@@ -165,7 +186,7 @@ struct HTMLReport {
             series: [
                 line("server", Self.colors[0], \.serverCPUPercent), line("harness", Self.colors[3], \.harnessCPUPercent),
             ],
-            shadedX: window)
+            shadedX: window, maxGap: Self.sampleGap)
     }
 
     /// The machine is shared: a run under load from elsewhere reads differently.
@@ -173,7 +194,7 @@ struct HTMLReport {
         SVGLineChart(
             title: "Machine load average (1 minute; \(result.machine.processors) CPUs)", xLabel: "seconds", yLabel: "runnable tasks",
             series: [.init(name: "load", color: Self.colors[4], points: result.series.compactMap { sample in sample.load1.map { (x: sample.t, y: $0) } })],
-            shadedX: window)
+            shadedX: window, maxGap: Self.sampleGap)
     }
 
     func memoryChart() -> SVGLineChart {
@@ -182,15 +203,19 @@ struct HTMLReport {
             series: [.init(name: "server RSS", color: Self.colors[0], points: result.series.compactMap { sample in
                 sample.serverRSSKilobytes.map { (x: sample.t, y: Double($0) / 1024) }
             })],
-            shadedX: window)
+            shadedX: window, maxGap: Self.sampleGap)
     }
 
     func connectionsChart() -> SVGLineChart {
         SVGLineChart(
             title: "Open connections", xLabel: "seconds", yLabel: "connections",
             series: [.init(name: "open", color: Self.colors[2], points: result.series.map { (x: $0.t, y: Double($0.connections)) })],
-            shadedX: window)
+            shadedX: window, maxGap: Self.sampleGap)
     }
+
+    /// Samples are a second apart; one further from the previous means seconds without a
+    /// sample (a busy loop, or a value not measured then): the line breaks there.
+    static let sampleGap = 1.5
 
     private var window: ClosedRange<Double>? {
         result.measureTo > result.measureFrom ? result.measureFrom...result.measureTo : nil

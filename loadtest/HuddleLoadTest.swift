@@ -58,8 +58,11 @@ struct CommonOptions: ParsableArguments {
         _ = try ClientURL(url)
     }
 
-    func report(_ result: ScenarioResult?) throws {
-        guard let result else { throw ValidationError("the scenario produced no result") }
+    /// Prints the summary, writes the JSON and the report, and ends with the verdict line;
+    /// the exit status says the same (README: "Exit status").
+    func report(_ result: ScenarioResult?, target: ClientURL) throws {
+        guard var result else { throw ValidationError("the scenario produced no result") }
+        result.server = ServerInfo.gather(url: target, pid: serverPid)
         print(result.table)
         if let json {
             let encoder = JSONEncoder()
@@ -69,7 +72,9 @@ struct CommonOptions: ParsableArguments {
         if let html {
             try Data(HTMLReport(result: result).render().utf8).write(to: URL(fileURLWithPath: html))
         }
-        if !result.isClean { throw ExitCode(2) }
+        print("verdict: \(result.verdict)")
+        fflush(nil)
+        if result.exitStatus != 0 { throw ExitCode(result.exitStatus) }
     }
 }
 
@@ -78,6 +83,8 @@ struct CommonOptions: ParsableArguments {
 /// machine.
 func runScenario(_ makeScenario: @escaping @Sendable (EventLoop, Progress) -> any Scenario) throws -> ScenarioResult? {
     MachineInfo.raiseOpenFilesLimit()
+    // Before any thread starts, so none of them takes a Ctrl-C: the watcher does.
+    SignalWatcher.blockInterruptions()
     let loop = try EventLoop(index: 0)
     let box = ScenarioBox()
     loop.execute {
@@ -86,6 +93,9 @@ func runScenario(_ makeScenario: @escaping @Sendable (EventLoop, Progress) -> an
         scenario.start()
     }
     let thread = try LoopThread.spawn(name: "loadtest-io") { loop.run() }
+    try SignalWatcher.watch { signal in
+        loop.execute { box.scenario?.measurement.interrupt(signal: signal) }
+    }
     thread.join()
     return box.scenario?.result
 }
@@ -96,6 +106,8 @@ protocol Scenario: AnyObject {
     /// Starts the run on the loop thread; the scenario stops the loop when it is done.
     func start()
     var result: ScenarioResult? { get }
+    /// Its clock and counters, which a Ctrl-C ends early.
+    var measurement: Measurement { get }
 }
 
 final class ScenarioBox: @unchecked Sendable {

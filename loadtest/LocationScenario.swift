@@ -25,7 +25,7 @@ final class LocationScenario: Scenario {
     private let settings: Settings
     private let loop: EventLoop
     private let progress: Progress
-    private let measurement: Measurement
+    let measurement: Measurement
     private let social: SocialSetup
     /// Stream v × K + (j − 1): follower v's view of user v − j.
     private var checker: StreamChecker

@@ -10,7 +10,7 @@ final class LoginScenario: Scenario {
     private let count: Int
     private let loop: EventLoop
     private let progress: Progress
-    private let measurement: Measurement
+    let measurement: Measurement
     private let users = LoadTestUsers()
     private var done = 0
     private var sessions: [HarnessSession] = []

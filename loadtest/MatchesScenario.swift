@@ -27,7 +27,7 @@ final class MatchesScenario: Scenario {
     private let settings: Settings
     private let loop: EventLoop
     private let progress: Progress
-    private let measurement: Measurement
+    let measurement: Measurement
     private let social: SocialSetup
     private var inboxBase: [UInt64]
     private var isOn: [Bool]

@@ -48,12 +48,19 @@ final class Measurement {
     var connections = 0
     private(set) var failures: [String: Int] = [:]
     private(set) var errors: [String] = []
+    /// Every error, also those past the ones kept in `errors`.
+    private(set) var errorCount = 0
+    /// Set when a signal (Ctrl-C) cut the run short: the result covers what was measured so far.
+    private(set) var interruption: Interruption?
     private(set) var series: [SecondSample] = []
 
+    private var ticks: SecondTicks
     private var lastTick: (time: UInt64, server: ProcessSample?, harness: ProcessSample?)
     private var atMeasureStart: (server: ProcessSample?, harness: ProcessSample?)
     private var atMeasureEnd: (server: ProcessSample?, harness: ProcessSample?)
     private var tickTimer: Int?
+    /// The set-up stage under way, for the progress line while nothing is sent yet.
+    private var setupStage: (name: String, queue: SetupQueue)?
     private var drainTimer: Int?
 
     /// Scenario figures appended to the progress line ("recovered 120/500").
@@ -74,9 +81,20 @@ final class Measurement {
         self.progress = progress
         self.settings = settings
         machine = MachineInfo.current(serverPID: settings.serverPID)
+        ticks = SecondTicks(start: started)
         lastTick = (started, settings.serverPID.flatMap(ProcessSample.read(pid:)), ProcessSample.read(pid: getpid()))
         // Sampling starts with the run, so connection set-up (often the heaviest part) is seen too.
-        tickTimer = loop.schedule(after: 1_000, repeating: 1_000) { [unowned self] in tick() }
+        scheduleTick()
+    }
+
+    /// One-shot timers aimed at each second boundary of the run: a repeating timer re-armed
+    /// from when it fired drifts, and its rounded times skip a second now and then.
+    private func scheduleTick() {
+        tickTimer = loop.schedule(after: ticks.millisecondsToNext(from: MonotonicClock.nanoseconds())) { [unowned self] in
+            guard phase != .done else { return }
+            tick()
+            scheduleTick()
+        }
     }
 
     // MARK: Phases
@@ -125,9 +143,34 @@ final class Measurement {
         }
     }
 
+    /// Ends the run early because of `signal` (SIGINT from Ctrl-C, SIGTERM): the sending stops
+    /// and what was measured so far becomes the result, marked interrupted. In the window, the
+    /// usual drain still lets messages under way arrive (ended early once they have, at most
+    /// `--drain`); a second signal ends the drain too.
+    func interrupt(signal: String) {
+        if interruption == nil {
+            interruption = Interruption(signal: signal, phase: phase.rawValue, atSeconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
+            progress.say("\(signal) during \(phase.rawValue): stopping and reporting what was measured so far (again to skip the drain)")
+        }
+        switch phase {
+        case .setup, .warmup:
+            stopEarly()
+        case .measure:
+            endMeasuring()
+        case .drain:
+            finish()
+        case .done:
+            break
+        }
+    }
+
     /// Ends the run at once (a fatal error during set-up or traffic).
     func abort(_ reason: String) {
         error(reason)
+        stopEarly()
+    }
+
+    private func stopEarly() {
         if phase == .setup || phase == .warmup { measureStart = MonotonicClock.nanoseconds() }
         if phase == .measure || phase == .warmup {
             phase = .drain
@@ -141,8 +184,8 @@ final class Measurement {
     private func finish() {
         guard phase != .done else { return }
         if let drainTimer { loop.cancelTimer(drainTimer) }
-        tick(final: true)
         if let tickTimer { loop.cancelTimer(tickTimer) }
+        tick(final: true)
         phase = .done
         machine.loadAtEnd = MachineInfo.loadAverages() ?? []
         onDone?()
@@ -184,6 +227,7 @@ final class Measurement {
 
     /// A problem that makes the run unclean; the first ones are kept and shown.
     func error(_ reason: String) {
+        errorCount += 1
         if errors.count < 20 { errors.append(reason) }
         if errors.count <= 3 { progress.say("error: \(reason)") }
     }
@@ -194,13 +238,21 @@ final class Measurement {
         (settings.serverPID.flatMap(ProcessSample.read(pid:)), ProcessSample.read(pid: getpid()))
     }
 
-    /// Takes the sample of the second just ended; the last one of a run may be a fraction of a
-    /// second (rates are per second all the same).
+    /// Shows `queue`'s progress on the progress line while set-up runs (sign-ups with
+    /// production password hashing take minutes, and nothing is sent meanwhile).
+    func track(_ queue: SetupQueue, _ name: String) {
+        setupStage = (name, queue)
+    }
+
+    /// Takes the sample of the second(s) just ended; the last one of a run may be a fraction of
+    /// a second (rates are per second all the same).
     private func tick(final: Bool = false) {
         let now = MonotonicClock.nanoseconds()
+        let covered = ticks.close(at: now)
+        guard covered != nil || final else { return }
         let (server, harness) = samples()
         let seconds = Double(now - lastTick.time) / 1e9
-        guard seconds > (final ? 0 : 0.05) else { return }
+        guard seconds > 0 else { return }
         let hasLatency = secondLatency.count > 0
         let sample = SecondSample(
             t: Double(now - started) / 1e9,
@@ -210,24 +262,41 @@ final class Measurement {
             latencyP50: hasLatency ? secondLatency.percentile(50) : nil,
             latencyP99: hasLatency ? secondLatency.percentile(99) : nil,
             latencyMax: hasLatency ? Double(secondLatency.histogram.max) / 1000 : nil,
-            serverCPUPercent: ProcessSample.cpuPercent(from: lastTick.server, to: server, seconds: seconds),
+            serverCPUPercent: ProcessSample.cpuPercent(from: lastTick.server, to: server, cores: machine.processors),
             serverRSSKilobytes: server?.rssKilobytes,
-            harnessCPUPercent: ProcessSample.cpuPercent(from: lastTick.harness, to: harness, seconds: seconds),
-            load1: MachineInfo.loadAverages()?.first)
+            harnessCPUPercent: ProcessSample.cpuPercent(from: lastTick.harness, to: harness, cores: machine.processors),
+            load1: MachineInfo.loadAverages()?.first,
+            seconds: seconds)
         series.append(sample)
         lastTick = (now, server, harness)
         secondSent = 0
         secondDelivered = 0
         secondFailed = 0
         secondLatency.reset()
-        var line = "\(formatted(sample.t, decimals: 0)) s \(phase.rawValue): sent \(grouped(sample.sent))/s, delivered \(grouped(sample.delivered))/s"
+        progress.say(progressLine(sample, covering: covered))
+    }
+
+    /// "12 s measure: sent …", or for a late sample "10–12 s measure (late: …)"; during set-up
+    /// the stage's count ("sign-up 120/1000") instead of rates that are still zero.
+    func progressLine(_ sample: SecondSample, covering covered: ClosedRange<Int>?) -> String {
+        var line = (covered.map(SecondTicks.label) ?? "\(formatted(sample.t, decimals: 1)) s") + " \(sample.phase)"
+        if let covered, covered.count > 1 {
+            line += " (late: the harness's loop was busy; this line covers \(covered.count) s)"
+        }
+        line += ": "
+        if sample.phase == Phase.setup.rawValue, sample.sent == 0, sample.delivered == 0 {
+            line += setupStage.map { "\($0.name) \(grouped($0.queue.finished))/\(grouped($0.queue.count))" } ?? "starting"
+            if let failed = setupStage?.queue.failed, failed > 0 { line += " (\(grouped(failed)) failed)" }
+        } else {
+            line += "sent \(grouped(sample.sent))/s, delivered \(grouped(sample.delivered))/s"
+        }
         if let p50 = sample.latencyP50, let p99 = sample.latencyP99 { line += ", p50 \(p50) ms p99 \(p99) ms" }
         if sample.failed > 0 { line += ", failed \(sample.failed)" }
-        line += ", \(grouped(connections)) conns"
+        line += ", \(grouped(sample.connections)) conns"
         if let detail = progressDetail?() { line += ", \(detail)" }
         line += "; CPU server \(formatted(sample.serverCPUPercent, decimals: 0))% harness \(formatted(sample.harnessCPUPercent, decimals: 0))%"
         if let load = sample.load1 { line += ", load \(formatted(load, decimals: 2))" }
-        progress.say(line)
+        return line
     }
 
     // MARK: The result
@@ -240,7 +309,7 @@ final class Measurement {
         sentLabel: String = "sent", deliveredLabel: String = "delivered"
     ) -> ScenarioResult {
         let seconds = measuredSeconds
-        let serverCPU = ProcessSample.cpuPercent(from: atMeasureStart.server, to: atMeasureEnd.server, seconds: seconds)
+        let serverCPU = ProcessSample.cpuPercent(from: atMeasureStart.server, to: atMeasureEnd.server, cores: machine.processors)
         let deliveriesPerSecond = seconds > 0 ? Double(measuredDeliveries) / seconds : 0
         let formatter = ISO8601DateFormatter()
         return ScenarioResult(
@@ -250,11 +319,12 @@ final class Measurement {
             latency: latency.summary, latencyPercentiles: latency.curve, measuredSeconds: seconds,
             deliveriesPerSecond: deliveriesPerSecond, serverCPUPercent: serverCPU,
             serverRSSKilobytes: atMeasureEnd.server?.rssKilobytes ?? settings.serverPID.flatMap(ProcessSample.read(pid:))?.rssKilobytes,
-            clientCPUPercent: ProcessSample.cpuPercent(from: atMeasureStart.harness, to: atMeasureEnd.harness, seconds: seconds),
+            clientCPUPercent: ProcessSample.cpuPercent(from: atMeasureStart.harness, to: atMeasureEnd.harness, cores: machine.processors),
             deliveriesPerServerCPUSecond: serverCPU.map { $0 > 0 ? deliveriesPerSecond / ($0 / 100) : 0 },
             figures: figures, failures: failures, otherLatencies: otherLatencies, series: series,
             measureFrom: measureStart > started ? Double(measureStart - started) / 1e9 : 0,
-            measureTo: measureEnd > started ? Double(measureEnd - started) / 1e9 : 0, errors: errors)
+            measureTo: measureEnd > started ? Double(measureEnd - started) / 1e9 : 0, errors: errors,
+            errorCount: errorCount, interruption: interruption)
     }
 
     /// The command line as a shell would take it back.

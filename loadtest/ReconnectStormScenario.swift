@@ -40,7 +40,7 @@ final class ReconnectStormScenario: Scenario {
     private let settings: Settings
     private let loop: EventLoop
     private let progress: Progress
-    private let measurement: Measurement
+    let measurement: Measurement
     private let users = LoadTestUsers()
     private let roomPrefix = "room:lt\(String(UInt32.random(in: 0...UInt32.max), radix: 16))-"
     private var token = ""
@@ -105,6 +105,7 @@ final class ReconnectStormScenario: Scenario {
             openPublishers()
         })
         setup = queue
+        measurement.track(queue, "subscribed")
         queue.run()
     }
 
@@ -129,6 +130,7 @@ final class ReconnectStormScenario: Scenario {
             startPublishing()
         })
         setup = queue
+        measurement.track(queue, "publishers connected")
         queue.run()
     }
 

@@ -24,6 +24,9 @@ struct SVGLineChart {
     var series: [Series]
     var xAxis = XAxis.linear
     var shadedX: ClosedRange<Double>?
+    /// Consecutive points further apart in x than this are not joined: a missing sample is a
+    /// break in the line, not a straight stroke across it. nil joins every point.
+    var maxGap: Double?
 
     static let width = 760.0
     static let height = 300.0
@@ -82,12 +85,31 @@ struct SVGLineChart {
             svg += text(x: legendX + 16, y: 18, series.name, anchor: "start", className: "legend")
         }
         for series in series {
-            let points = series.points.filter { $0.x.isFinite && $0.y.isFinite }
-            guard !points.isEmpty else { continue }
-            let coordinates = points.map { "\(Self.number(px($0.x))),\(Self.number(py($0.y)))" }.joined(separator: " ")
-            svg += "<polyline class=\"series\" data-series=\"\(HTML.escape(series.name))\" stroke=\"\(HTML.escape(series.color))\" points=\"\(coordinates)\"/>\n"
+            let name = HTML.escape(series.name), color = HTML.escape(series.color)
+            for run in Self.runs(series.points.filter { $0.x.isFinite && $0.y.isFinite }, maxGap: maxGap) {
+                if run.count == 1 {
+                    // A sample with no neighbour to join: a dot, or it would not show at all.
+                    svg += "<circle class=\"point\" data-series=\"\(name)\" fill=\"\(color)\" r=\"2\" cx=\"\(Self.number(px(run[0].x)))\" cy=\"\(Self.number(py(run[0].y)))\"/>\n"
+                } else {
+                    let coordinates = run.map { "\(Self.number(px($0.x))),\(Self.number(py($0.y)))" }.joined(separator: " ")
+                    svg += "<polyline class=\"series\" data-series=\"\(name)\" stroke=\"\(color)\" points=\"\(coordinates)\"/>\n"
+                }
+            }
         }
         return svg + "</svg>\n"
+    }
+
+    /// `points` cut where consecutive x values are more than `maxGap` apart.
+    static func runs(_ points: [(x: Double, y: Double)], maxGap: Double?) -> [[(x: Double, y: Double)]] {
+        var runs: [[(x: Double, y: Double)]] = []
+        for point in points {
+            if let previous = runs.last?.last, maxGap.map({ point.x - previous.x <= $0 }) ?? true {
+                runs[runs.count - 1].append(point)
+            } else {
+                runs.append([point])
+            }
+        }
+        return runs
     }
 
     private func text(x: Double, y: Double, _ content: String, anchor: String, className: String) -> String {

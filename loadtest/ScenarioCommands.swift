@@ -24,7 +24,7 @@ struct ConnectCommand: ParsableCommand {
         let settings = ConnectScenario.Settings(
             url: raw ? try common.rawEndpoint(defaultPath: "/") : try common.endpoint(), options: common.connectionOptions,
             connections: connections, rate: rate, holdSeconds: hold, raw: raw, serverPID: common.serverPid)
-        try common.report(runScenario { ConnectScenario(settings: settings, loop: $0, progress: $1) })
+        try common.report(runScenario { ConnectScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
     }
 }
 
@@ -47,7 +47,7 @@ struct FanoutCommand: ParsableCommand {
         let settings = FanoutScenario.Settings(
             url: try common.endpoint(), options: common.connectionOptions, subscribers: subscribers, publishers: publishers,
             rate: rate, payloadBytes: payload, measurement: common.measurement)
-        try common.report(runScenario { FanoutScenario(settings: settings, loop: $0, progress: $1) })
+        try common.report(runScenario { FanoutScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
     }
 }
 
@@ -70,7 +70,7 @@ struct ChatCommand: ParsableCommand {
         let settings = ChatScenario.Settings(
             url: try common.endpoint(), options: common.connectionOptions, users: users, rate: rate, payloadBytes: payload,
             measurement: common.measurement)
-        try common.report(runScenario { ChatScenario(settings: settings, loop: $0, progress: $1) })
+        try common.report(runScenario { ChatScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
     }
 }
 
@@ -99,7 +99,7 @@ struct ReconnectStormCommand: ParsableCommand {
             url: try common.endpoint(), options: common.connectionOptions, subscribers: subscribers, rooms: rooms,
             publishersPerRoom: publishers, rate: rate, dropAfterSeconds: dropAfter, dropFraction: dropFraction,
             payloadBytes: payload, measurement: common.measurement)
-        try common.report(runScenario { ReconnectStormScenario(settings: settings, loop: $0, progress: $1) })
+        try common.report(runScenario { ReconnectStormScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
     }
 }
 
@@ -119,7 +119,7 @@ struct LoginCommand: ParsableCommand {
         let url = try common.endpoint()
         let options = common.connectionOptions
         let (count, serverPID) = (self.count, common.serverPid)
-        try common.report(runScenario { LoginScenario(url: url, options: options, count: count, serverPID: serverPID, loop: $0, progress: $1) })
+        try common.report(runScenario { LoginScenario(url: url, options: options, count: count, serverPID: serverPID, loop: $0, progress: $1) }, target: url)
     }
 }
 
@@ -143,7 +143,7 @@ struct EchoCommand: ParsableCommand {
         let settings = EchoScenario.Settings(
             url: try common.rawEndpoint(defaultPath: "/echo"), options: common.connectionOptions, connections: connections,
             window: window, rate: rate, payloadBytes: payload, measurement: common.measurement)
-        try common.report(runScenario { EchoScenario(settings: settings, loop: $0, progress: $1) })
+        try common.report(runScenario { EchoScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
     }
 }
 
@@ -167,7 +167,7 @@ struct BroadcastCommand: ParsableCommand {
         let settings = BroadcastScenario.Settings(
             url: try common.rawEndpoint(defaultPath: "/broadcast"), options: common.connectionOptions, subscribers: subscribers,
             publishers: publishers, rate: rate, payloadBytes: payload, measurement: common.measurement)
-        try common.report(runScenario { BroadcastScenario(settings: settings, loop: $0, progress: $1) })
+        try common.report(runScenario { BroadcastScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
     }
 }
 
@@ -194,7 +194,7 @@ struct MatchesCommand: ParsableCommand {
         let settings = MatchesScenario.Settings(
             url: try common.endpoint(), options: common.connectionOptions, users: users, friends: friends, rate: rate,
             activities: activityList, measurement: common.measurement)
-        try common.report(runScenario { MatchesScenario(settings: settings, loop: $0, progress: $1) })
+        try common.report(runScenario { MatchesScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
     }
 }
 
@@ -217,6 +217,6 @@ struct LocationCommand: ParsableCommand {
         let settings = LocationScenario.Settings(
             url: try common.endpoint(), options: common.connectionOptions, users: users, followers: followers, rate: rate,
             measurement: common.measurement)
-        try common.report(runScenario { LocationScenario(settings: settings, loop: $0, progress: $1) })
+        try common.report(runScenario { LocationScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
     }
 }

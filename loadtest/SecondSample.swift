@@ -24,4 +24,7 @@ struct SecondSample: Codable, Sendable, Equatable {
     var harnessCPUPercent: Double?
     /// The machine's one-minute load average: the machine is shared, so every figure needs it.
     var load1: Double?
+    /// The wall time the sample covers: about 1, less for the last of a run, more when the
+    /// harness's loop was too busy to take it on time (charts break their lines there).
+    var seconds: Double = 1
 }

@@ -3,13 +3,13 @@
 /// listen backlog, and one at a time would take minutes. A step reports back once, with
 /// whether it succeeded; when every step has reported, `completion` gets the failure count.
 final class SetupQueue {
-    private let count: Int
+    let count: Int
     private let concurrency: Int
     private let step: (Int, @escaping (Bool) -> Void) -> Void
     private let completion: (Int) -> Void
     private var started = 0
-    private var finished = 0
-    private var failed = 0
+    private(set) var finished = 0
+    private(set) var failed = 0
 
     init(count: Int, concurrency: Int, step: @escaping (_ index: Int, _ done: @escaping (Bool) -> Void) -> Void, completion: @escaping (_ failed: Int) -> Void) {
         self.count = count

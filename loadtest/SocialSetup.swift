@@ -53,6 +53,7 @@ final class SocialSetup {
             next()
         }
         self.queue = queue
+        measurement.track(queue, name)
         queue.run()
     }
 

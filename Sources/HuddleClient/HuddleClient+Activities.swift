@@ -11,7 +11,7 @@ extension HuddleClient {
 
     /// `activity_on`: the caller is up for `activity` (any case), for every friend or only
     /// `friends`, for `expiresIn` seconds (the server's default: 2 hours). Turning it on again
-    /// replaces the audience and expiry, so a repeat after a dropped connection is resent.
+    /// replaces the audience and expiry.
     public func activityOn(
         _ activity: String, friends: [String]? = nil, expiresIn seconds: Int? = nil,
         completion: @escaping (Result<ActivityStatus, HuddleClientError>) -> Void
@@ -19,11 +19,10 @@ extension HuddleClient {
         var arguments: [(String, JSONValue)] = [("activity", .string(activity))]
         if let friends { arguments.append(("friends", .array(friends.map(JSONValue.string)))) }
         if let seconds { arguments.append(("expires_in", .integer(seconds))) }
-        request("activity_on", arguments, resendAfterReconnect: true, decode: ActivityStatus.decode, completion: completion)
+        request("activity_on", arguments, decode: ActivityStatus.decode, completion: completion)
     }
 
-    /// `activity_off`: the caller's matches on it end. Not resent after a dropped connection:
-    /// a retry that gets `not_on` finds it off, which is what was asked.
+    /// `activity_off`: the caller's matches on it end.
     public func activityOff(_ activity: String, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
         request("activity_off", [("activity", .string(activity))], decode: { _ throws(HuddleClientError) in () }, completion: completion)
     }

@@ -28,18 +28,17 @@ extension HuddleClient {
         return "c-" + hex(high) + hex(low)
     }
 
-    /// `publish`. With a client id (one is made unless `clientID` is nil), the publish is sent
-    /// again on the next connection if the connection drops before the reply: the server stores
-    /// it once whatever happens (`result.duplicate` tells a retry that found the first copy).
-    /// Without one, a drop fails it with `connectionLost`.
+    /// `publish`, with `clientID` as its client id (one is made when nil). Like every write it
+    /// waits in the outbox and is sent again after a drop until answered: the server stores it
+    /// once whatever happens (`result.duplicate` tells a retry that found the first copy).
     public func publish(
-        _ channel: String, data: JSONValue, type: String? = nil, clientID: String? = HuddleClient.makeClientID(),
+        _ channel: String, data: JSONValue, type: String? = nil, clientID: String? = nil,
         completion: @escaping (Result<PublishResult, HuddleClientError>) -> Void
     ) {
         var arguments: [(String, JSONValue)] = [("channel", .string(channel)), ("data", data)]
         if let type { arguments.append(("type", .string(type))) }
         if let clientID { arguments.append(("client_id", .string(clientID))) }
-        request("publish", arguments, resendAfterReconnect: clientID != nil, decode: PublishResult.decode, completion: completion)
+        request("publish", arguments, decode: PublishResult.decode, completion: completion)
     }
 
     /// `history`: a page of publications, newest first, with offsets below `before` if given.

@@ -3,10 +3,9 @@ import HuddleProtocol
 /// protocol.md "Chat": read markers, unread counts, typing. Messages themselves are
 /// publications on `ChatRoom.name(a, b)`: `subscribe`, `publish`, `history`.
 extension HuddleClient {
-    /// `mark_read`: the caller has read `channel` up to `offset` (markers only move forward,
-    /// so this is safe to resend).
+    /// `mark_read`: the caller has read `channel` up to `offset`.
     public func markRead(_ channel: String, offset: UInt64, completion: @escaping (Result<ReadMarker, HuddleClientError>) -> Void) {
-        request("mark_read", [("channel", .string(channel)), ("offset", .integer(offset))], resendAfterReconnect: true,
+        request("mark_read", [("channel", .string(channel)), ("offset", .integer(offset))],
                 decode: { result throws(HuddleClientError) in
                     ReadMarker(
                         channel: try result.requiredString("channel"), read: try result.requiredUInt64("read"),

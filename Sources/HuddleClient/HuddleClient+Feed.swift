@@ -5,9 +5,8 @@ import HuddleProtocol
 /// Live changes arrive as `HuddleEvent.feed` once signed in, with nothing to subscribe to. They
 /// are live only: after a reconnect (`HuddleEvent.connected` with `resumed`) read the feed
 /// again, as the events sent meanwhile are not replayed. Reads are resent after a dropped
-/// connection; writes are not (a repeated `post` or `comment` would be stored twice, a repeated
-/// toggle would undo itself) and fail with `connectionLost` — except `like` with an explicit
-/// state, whose repeat cannot count twice.
+/// connection; writes wait in the outbox with a `client_id` and are resent until answered, so
+/// a post, a comment or a like toggle is done once whatever the connection does.
 extension HuddleClient {
     /// `post`: a new post; `activity` labels it ("Coffee"), `at` is when that is planned for
     /// (ms since the Unix epoch). Its viewers, the caller's connections included, get a
@@ -29,12 +28,12 @@ extension HuddleClient {
     }
 
     /// `like`: with `liked` nil, a toggle; with `true` or `false`, sets the state, and finding
-    /// it so already is `already_liked` or `not_liked` — which is also what a set resent after
-    /// a dropped connection gets when its first copy had taken effect.
+    /// it so already is `already_liked` or `not_liked`. Resent after a drop with its client id,
+    /// a toggle is applied once (the retry answers the first result).
     public func like(post: UInt64, liked: Bool? = nil, completion: @escaping (Result<PostLike, HuddleClientError>) -> Void) {
         var arguments: [(String, JSONValue)] = [("post", .integer(post))]
         if let liked { arguments.append(("liked", .bool(liked))) }
-        request("like", arguments, resendAfterReconnect: liked != nil, decode: PostLike.decode, completion: completion)
+        request("like", arguments, decode: PostLike.decode, completion: completion)
     }
 
     /// `comment`: a new comment on `post`.

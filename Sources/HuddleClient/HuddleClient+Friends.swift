@@ -2,8 +2,8 @@ import HuddleProtocol
 
 /// protocol.md "Friends": search, requests, answers, removal, the list. Changes reach both users
 /// as `InboxNotice`s on their `inbox:USER` channels (subscribe to it to see them live).
-/// Changes are not resent after a dropped connection (a repeat would be answered
-/// `already_requested`, `no_request`…): they fail with `connectionLost`; reads are resent.
+/// Changes wait in the outbox with a `client_id` and are resent after a drop until answered,
+/// done once; reads are resent.
 extension HuddleClient {
     /// `user_search`: usernames starting with `prefix`, in byte order, the caller left out.
     public func searchUsers(prefix: String, limit: Int? = nil, completion: @escaping (Result<[String], HuddleClientError>) -> Void) {

@@ -5,10 +5,10 @@ import HuddleProtocol
 /// after the reply), so other devices follow. Photos do not travel over the WebSocket: upload
 /// them with `PUT /api/v1/photos` and fetch them with `GET /api/v1/photos/HASH` over HTTP on
 /// the same port, with the session token as `Authorization: Bearer` (protocol.md, "Photos
-/// (HTTP)"); a point names them by the hashes the upload returns.
+/// (HTTP)"); a point names them by the hashes the upload returns. Changes wait in the outbox
+/// with a `client_id` and are resent after a drop until answered, done once.
 extension HuddleClient {
-    /// `memory_create`: a new memory of the day `date` (`YYYY-MM-DD`), with no points yet. Not
-    /// resent after a dropped connection (a repeat would make two).
+    /// `memory_create`: a new memory of the day `date` (`YYYY-MM-DD`), with no points yet.
     public func createMemory(
         title: String, date: String, placeName: String? = nil, position: MemoryPosition? = nil,
         completion: @escaping (Result<Memory, HuddleClientError>) -> Void
@@ -20,7 +20,7 @@ extension HuddleClient {
     }
 
     /// `memory_update`: the fields given change, the others stay (at least one must be given).
-    /// The result has no points. Resent after a dropped connection: a repeat sets the same values.
+    /// The result has no points.
     public func updateMemory(
         _ id: UInt64, title: String? = nil, date: String? = nil, placeName: String? = nil, position: MemoryPositionChange = .keep,
         completion: @escaping (Result<Memory, HuddleClientError>) -> Void
@@ -30,11 +30,10 @@ extension HuddleClient {
         if let date { arguments.append(("date", .string(date))) }
         if let placeName { arguments.append(("place_name", .string(placeName))) }
         Self.append(position, to: &arguments)
-        request("memory_update", arguments, resendAfterReconnect: true, decode: Self.decodeMemory, completion: completion)
+        request("memory_update", arguments, decode: Self.decodeMemory, completion: completion)
     }
 
-    /// `memory_delete`: the memory and its points (its photos stay the caller's). Not resent
-    /// after a dropped connection: a retry that gets `memory_not_found` finds it gone, as asked.
+    /// `memory_delete`: the memory and its points (its photos stay the caller's).
     public func deleteMemory(_ id: UInt64, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
         request("memory_delete", [("memory", .integer(id))], decode: { _ throws(HuddleClientError) in () }, completion: completion)
     }
@@ -54,8 +53,7 @@ extension HuddleClient {
     }
 
     /// `point_add`: a point of memory `memory` at `time` (ms since the Unix epoch); `photos` are
-    /// hashes of photos the caller uploaded. Not resent after a dropped connection (a repeat
-    /// would make two).
+    /// hashes of photos the caller uploaded.
     public func addPoint(
         to memory: UInt64, time: Int64, position: MemoryPosition? = nil, placeName: String? = nil, note: String? = nil,
         photos: [String]? = nil, completion: @escaping (Result<MemoryPoint, HuddleClientError>) -> Void
@@ -69,7 +67,6 @@ extension HuddleClient {
     }
 
     /// `point_update`: the fields given change (`photos` replaces the list), at least one.
-    /// Resent after a dropped connection: a repeat sets the same values.
     public func updatePoint(
         _ point: UInt64, of memory: UInt64, time: Int64? = nil, position: MemoryPositionChange = .keep, placeName: String? = nil,
         note: String? = nil, photos: [String]? = nil, completion: @escaping (Result<MemoryPoint, HuddleClientError>) -> Void
@@ -80,10 +77,10 @@ extension HuddleClient {
         if let placeName { arguments.append(("place_name", .string(placeName))) }
         if let note { arguments.append(("note", .string(note))) }
         if let photos { arguments.append(("photos", .array(photos.map(JSONValue.string)))) }
-        request("point_update", arguments, resendAfterReconnect: true, decode: Self.decodePoint, completion: completion)
+        request("point_update", arguments, decode: Self.decodePoint, completion: completion)
     }
 
-    /// `point_delete`. Not resent after a dropped connection, as `deleteMemory`.
+    /// `point_delete`.
     public func deletePoint(_ point: UInt64, of memory: UInt64, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
         request("point_delete", [("memory", .integer(memory)), ("point", .integer(point))], decode: { _ throws(HuddleClientError) in () },
                 completion: completion)

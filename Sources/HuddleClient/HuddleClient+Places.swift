@@ -7,9 +7,8 @@ import HuddleProtocol
 /// `HuddleEvent.whereabouts` (and in `SubscribeResult.current`), so a follower knows it at once
 /// even when the changes it missed could not be replayed.
 extension HuddleClient {
-    /// `place_set`: a new place (`id` nil), or the caller's place `id` replaced. Replacing is
-    /// resent after a dropped connection (a repeat changes nothing); a new place is not (a
-    /// repeat would make two).
+    /// `place_set`: a new place (`id` nil), or the caller's place `id` replaced. Resent after
+    /// a drop with its client id until answered: a new place is made once.
     public func setPlace(
         id: UInt64? = nil, label: String, latitude: Double, longitude: Double, radius: Double,
         completion: @escaping (Result<Place, HuddleClientError>) -> Void
@@ -17,7 +16,7 @@ extension HuddleClient {
         var arguments: [(String, JSONValue)] = []
         if let id { arguments.append(("place_id", .integer(id))) }
         arguments += [("label", .string(label)), ("lat", .double(latitude)), ("lon", .double(longitude)), ("radius", .double(radius))]
-        request("place_set", arguments, resendAfterReconnect: id != nil,
+        request("place_set", arguments,
                 decode: { result throws(HuddleClientError) in try Place.decode(try result.requiredObject("place")) }, completion: completion)
     }
 

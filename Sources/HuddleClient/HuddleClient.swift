@@ -111,6 +111,10 @@ public final class HuddleClient {
     /// Requests waiting for a connection or for their reply.
     public var pendingRequests: Int { queued.count + inFlight.count }
 
+    /// Writes with a `client_id` not answered yet (the outbox): waiting for a connection or
+    /// for their reply.
+    public var unansweredWrites: Int { queued.count { $0.isOutboxWrite } + inFlight.count { $0.isOutboxWrite } }
+
     /// The channels the client resumes on every connection, with the last position delivered.
     public var subscriptions: [(channel: String, position: Position?)] {
         ledger.channelsToResume().map { ($0.channel, $0.since) }
@@ -123,13 +127,24 @@ public final class HuddleClient {
     /// request waits for the connection (within the request timeout). When the connection
     /// drops before the reply, the request fails with `connectionLost`, or with
     /// `resendAfterReconnect` (for requests that are safe to repeat) goes out again on the next one.
+    ///
+    /// A write that takes a `client_id` (`KeyedWrites`) gets one made here unless `arguments`
+    /// has one, and goes in the outbox: it waits for a connection without a timeout and is sent
+    /// again, with the same `client_id`, after every drop until it is answered — the server does
+    /// it once (a retry's result says `duplicate`). Only `stop()` or giving up fails it (`closed`).
     public func request<Value>(
         _ op: String, _ arguments: [(String, JSONValue)] = [], resendAfterReconnect: Bool = false,
         decode: @escaping (JSONValue) throws(HuddleClientError) -> Value,
         completion: @escaping (Result<Value, HuddleClientError>) -> Void
     ) {
+        var arguments = arguments
+        let isOutboxWrite = KeyedWrites.ops.contains(op)
+        if isOutboxWrite, !arguments.contains(where: { $0.0 == "client_id" }) {
+            arguments.append(("client_id", .string(Self.makeClientID())))
+        }
         submit(OutgoingRequest(
-            op: op, arguments: arguments, deadline: deadline(), onLoss: resendAfterReconnect ? .resend : .fail,
+            op: op, arguments: arguments, deadline: isOutboxWrite ? .max : deadline(),
+            onLoss: resendAfterReconnect || isOutboxWrite ? .resend : .fail, isOutboxWrite: isOutboxWrite,
             complete: Self.decoding(decode, then: completion)))
     }
 
@@ -195,6 +210,8 @@ public final class HuddleClient {
             }
         }
         fields += request.arguments
+        // An outbox write's timeout counts from when it goes out, not from while it waited.
+        if request.isOutboxWrite { request.deadline = deadline() }
         var text: [UInt8] = []
         JSONWriter.append(.object(fields), to: &text)
         if !connection.send(text: text) && connection.state == .open {
@@ -434,7 +451,10 @@ public final class HuddleClient {
         for request in inFlight {
             switch request.onLoss {
             case .fail: lost.append(request)
-            case .resend: resend.append(request)
+            case .resend:
+                var request = request
+                if request.isOutboxWrite { request.deadline = .max }
+                resend.append(request)
             case .drop: break
             }
         }

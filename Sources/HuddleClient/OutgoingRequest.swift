@@ -6,7 +6,7 @@ enum ConnectionLossPolicy {
     /// application can tell whether sending it again is right.
     case fail
     /// It goes out again on the next connection: for requests that are safe to repeat (reads,
-    /// a publish with a client id, `mark_read`), so the caller just sees a slower reply.
+    /// and writes with a `client_id`), so the caller just sees a slower reply.
     case resend
     /// Forgotten: the client's own requests (resubscribes), which the next connection redoes.
     case drop
@@ -23,6 +23,10 @@ struct OutgoingRequest {
     /// When the caller gets `timedOut` (monotonic milliseconds); `.max` for none.
     var deadline: Int64
     var onLoss: ConnectionLossPolicy
+    /// A write with a `client_id` (protocol.md, "Retries"), in the client's outbox until
+    /// answered: it waits for a connection however long that takes, goes out again after every
+    /// drop, and its timeout runs only while it is on a connection.
+    var isOutboxWrite: Bool
     /// Given when the request goes out; replies are matched by it.
     var id = ""
     /// Gets the reply's `result` or its error.
@@ -30,13 +34,14 @@ struct OutgoingRequest {
 
     init(
         op: String, arguments: [(String, JSONValue)], subscribeChannel: String? = nil, deadline: Int64, onLoss: ConnectionLossPolicy,
-        complete: @escaping (Result<JSONValue, HuddleClientError>) -> Void
+        isOutboxWrite: Bool = false, complete: @escaping (Result<JSONValue, HuddleClientError>) -> Void
     ) {
         self.op = op
         self.arguments = arguments
         self.subscribeChannel = subscribeChannel
         self.deadline = deadline
         self.onLoss = onLoss
+        self.isOutboxWrite = isOutboxWrite
         self.complete = complete
     }
 }

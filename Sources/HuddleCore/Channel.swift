@@ -52,6 +52,20 @@ public struct Channel: Sendable, Equatable {
         retained.removeFirst()
     }
 
+    /// When the oldest retained publication passes `limit`'s age; nil when none is retained.
+    func oldestExpiry(limit: HistoryLimit) -> Int64? {
+        guard let oldest = retained.first else { return nil }
+        let (expiry, overflow) = oldest.time.addingReportingOverflow(limit.maxAgeMilliseconds)
+        return overflow ? Int64.max : expiry
+    }
+
+    /// Drops the publications past `limit`'s age at `time`: no reader could see them any more,
+    /// but a channel nobody publishes to would otherwise keep them for ever.
+    mutating func trimExpired(at time: Int64, limit: HistoryLimit) {
+        let cutoff = Self.ageCutoff(at: time, limit: limit)
+        while let oldest = retained.first, oldest.time <= cutoff { removeOldest() }
+    }
+
     /// The oldest offset a reader may still see at `time`: publications at or past the age limit
     /// are skipped from the oldest on, up to the first one still young enough.
     func firstReadableOffset(at time: Int64, limit: HistoryLimit) -> UInt64 {

@@ -31,6 +31,13 @@ public struct Channels: Sendable, Equatable {
     }
 }
 
+extension Channels {
+    /// Drops the channel's publications past `limit`'s age at `time` (`Channel.trimExpired`).
+    mutating func trimExpired(_ name: String, at time: Int64, limit: HistoryLimit) {
+        byName[name]?.trimExpired(at: time, limit: limit)
+    }
+}
+
 extension Channels: Codable {
     private enum CodingKeys: String, CodingKey {
         case createdCount, channels

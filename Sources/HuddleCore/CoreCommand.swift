@@ -17,6 +17,9 @@ public enum CoreCommand: Codable, Sendable, Equatable {
     // Friends. Each is logged together with the inbox notices (`publish` to `inbox:USER`) it
     // caused, in the same turn.
 
+    /// The publications of `channels` past their namespace's age limit at `time` are dropped:
+    /// unreadable already, they would otherwise be kept until the channel's next publication.
+    case trimExpiredHistory(channels: [String], time: Int64)
     /// `from` asked `to` to be friends; never logged between friends or with a request pending.
     case sendFriendRequest(from: Username, to: Username, message: String, time: Int64)
     /// The two become friends: `to` accepted `from`'s request, or `to`'s own request crossed
@@ -85,4 +88,11 @@ public enum CoreCommand: Codable, Sendable, Equatable {
     case deleteMemoryPoint(owner: Username, memory: UInt64, point: UInt64, time: Int64)
     /// `owner` uploaded the photo with this hash; its bytes are in the data directory already.
     case addPhotoOwner(owner: Username, hash: String, size: Int, time: Int64)
+
+    // Keyed writes.
+    /// The first result of `user`'s `op` sent with `clientID`, logged after the commands of
+    /// the write itself in the same turn, so the effect and its key are durable together.
+    case keepResult(user: Username, op: String, clientID: String, reply: CoreReply, time: Int64)
+    /// Every kept result older than `before` is forgotten; emitted by `tick`.
+    case forgetKeptResults(before: Int64, time: Int64)
 }

@@ -30,8 +30,30 @@ public struct CoreConfiguration: Sendable {
     /// it uploads are refused `photo_quota_exceeded`. Checked when a request arrives, never
     /// when the log is replayed, so it may change between starts.
     public var photoQuotaBytes = 1 << 30
+    /// Friend requests one user may send over time, cancelled ones included (`FriendRequestThrottle`).
+    public var friendRequestsPerHour: Double = 20
+    public var friendRequestBurst: Double = 20
+    /// Friend requests one user may receive over time: 15 at once and 15 a day keep what
+    /// strangers can put in an inbox in its 30 days (2 notices a request) under the 1000 it keeps.
+    public var friendRequestsReceivedPerDay: Double = 15
+    public var friendRequestsReceivedBurst: Double = 15
+    /// After a request is cancelled, its sender may not ask the same user again for this long.
+    public var friendRequestCooldownMilliseconds: Int64 = 60 * 60_000
+    /// At most one friend-request push per recipient in this interval; the inbox holds the others.
+    public var friendRequestPushIntervalMilliseconds: Int64 = 60_000
+    /// Rooms one user may create, and bytes they may publish to rooms (`RoomQuota`).
+    public var roomsCreatedPerHour: Double = 20
+    public var roomCreationBurst: Double = 100
+    public var roomBytesPerDay = 64 * 1024 * 1024
+    public var roomBytesBurst = 16 * 1024 * 1024
     /// The activity list and status lifetimes (protocol.md, "Activities and matches").
     public var activities = ActivitySettings()
+    /// Keyed writes (protocol.md, "Retries"): how many first results are kept per user, and
+    /// for how long. `apply` trims by both, so replays must use the same values.
+    public var keptResultsPerUser = 256
+    public var keptResultMilliseconds: Int64 = 24 * 60 * 60_000
+    /// How often `tick` forgets expired results of users who made no keyed write since.
+    public var keptResultSweepMilliseconds: Int64 = 60 * 60_000
 
     public init() {}
 

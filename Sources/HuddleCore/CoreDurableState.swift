@@ -22,6 +22,8 @@ public struct CoreDurableState: Sendable, Equatable, Codable {
     // Memories.
     public internal(set) var memories = Memories()
     public internal(set) var photos = PhotoOwnership()
+    // Keyed writes.
+    public internal(set) var keptResults = KeptResults()
 
     public init() {}
 }
@@ -43,6 +45,8 @@ extension CoreDurableState {
         // Memories.
         case memories
         case photos
+        // Keyed writes.
+        case keptResults
     }
 
     /// Parts added after the first release are optional when decoding, so a snapshot written
@@ -64,6 +68,8 @@ extension CoreDurableState {
         // Memories.
         memories = try container.decodeIfPresent(Memories.self, forKey: .memories) ?? Memories()
         photos = try container.decodeIfPresent(PhotoOwnership.self, forKey: .photos) ?? PhotoOwnership()
+        // Keyed writes.
+        keptResults = try container.decodeIfPresent(KeptResults.self, forKey: .keptResults) ?? KeptResults()
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -83,5 +89,7 @@ extension CoreDurableState {
         // Memories.
         try container.encode(memories, forKey: .memories)
         try container.encode(photos, forKey: .photos)
+        // Keyed writes.
+        try container.encode(keptResults, forKey: .keptResults)
     }
 }

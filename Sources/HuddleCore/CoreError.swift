@@ -1,8 +1,9 @@
 /// A refused request: one of protocol.md's stable error codes and a message for humans.
-public struct CoreError: Error, Sendable, Equatable {
+public struct CoreError: Error, Sendable, Equatable, Codable {
     public var code: CoreErrorCode
     public var message: String
-    /// Set with `too_many_attempts`: how long until a new attempt can be counted.
+    /// Set with `too_many_attempts` and the budgets over time (`friend_requests_limited`,
+    /// `request_cooldown`, `too_many_rooms`, `storage_quota`): how long until a retry can pass.
     public var retryAfterMilliseconds: Int64?
 
     public init(_ code: CoreErrorCode, _ message: String, retryAfterMilliseconds: Int64? = nil) {
@@ -14,7 +15,7 @@ public struct CoreError: Error, Sendable, Equatable {
 
 /// The error codes the core produces, spelled exactly as protocol.md's "Errors" section.
 /// The general errors that only the server can detect (bad_json, rate_limited, …) are not here.
-public enum CoreErrorCode: String, Sendable, CaseIterable {
+public enum CoreErrorCode: String, Sendable, CaseIterable, Codable {
     case notAuthenticated = "not_authenticated"
     case invalidUsername = "invalid_username"
     case invalidEmail = "invalid_email"
@@ -39,6 +40,11 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case notFriends = "not_friends"
     case tooManyFriends = "too_many_friends"
     case tooManyRequests = "too_many_requests"
+    case friendRequestsLimited = "friend_requests_limited"
+    case requestCooldown = "request_cooldown"
+    // Rooms.
+    case tooManyRooms = "too_many_rooms"
+    case storageQuota = "storage_quota"
     // Feed.
     case postNotFound = "post_not_found"
     case alreadyLiked = "already_liked"

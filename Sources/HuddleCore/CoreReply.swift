@@ -1,5 +1,8 @@
 /// The result of one request, as `CoreOutput.reply` carries it.
-public enum CoreReply: Sendable, Equatable {
+///
+/// Codable because the first results of keyed writes are logged and snapshotted
+/// (`CoreCommand.keepResult`): the case and label names are stored, so they must never be renamed.
+public indirect enum CoreReply: Sendable, Equatable, Codable {
     case failure(CoreError)
     /// signup and login (`isNewSession`: the server adds the token it generated), auth, whoami.
     case account(user: UserInfo, expiresAt: Int64, isNewSession: Bool)
@@ -26,6 +29,9 @@ public enum CoreReply: Sendable, Equatable {
     /// A publish retried with a `client_id` already kept: the first publication's position;
     /// nothing was stored or delivered.
     case alreadyPublished(epoch: String, offset: UInt64, time: Int64)
+    /// A keyed write retried with a `client_id` whose result is kept: that first result, sent
+    /// again with `duplicate: true`; nothing was changed or delivered.
+    case duplicate(CoreReply)
     /// `mark_read`: where the marker is now, what is left unread there, and the user's badge.
     case readMarker(channel: String, read: UInt64, unread: UInt64, badge: UInt64)
     /// `unread`: rooms sorted by channel name; `total` is the badge.
@@ -73,4 +79,7 @@ public enum CoreReply: Sendable, Equatable {
     case memories([Memory])
     /// `point_add`, `point_update`.
     case memoryPoint(memory: UInt64, MemoryPoint)
+    /// A result without points (`memory_update`), as kept for a retry: the memory with its
+    /// points left out, so a kept result stays small, and how many it had.
+    case keptMemory(Memory, pointCount: Int)
 }

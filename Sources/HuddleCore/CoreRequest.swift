@@ -131,4 +131,11 @@ public enum CoreRequest: Sendable {
     case connectionClosed(ConnectionRef)
     /// Periodic (every ~250 ms): presence grace expiry and purges.
     case tick
+
+    // Keyed writes.
+
+    /// A write (`request`, from `connection` with `requestID`) that the client sent with its
+    /// own `client_id` (protocol.md, "Retries"): a retry while the first result is kept gets
+    /// that result again, marked duplicate, and changes nothing. `op` is the wire op's name.
+    indirect case keyed(ConnectionRef, requestID: String, op: String, clientID: String, CoreRequest)
 }

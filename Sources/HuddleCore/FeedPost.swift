@@ -1,6 +1,6 @@
 /// A post as a reader sees it (protocol.md, "Feed"): its content, how many like it and whether
 /// the reader does, how many comments it has and the newest few of them.
-public struct FeedPost: Sendable, Equatable {
+public struct FeedPost: Sendable, Equatable, Codable {
     public var id: UInt64
     public var author: Username
     public var text: String

@@ -84,7 +84,11 @@ extension HuddleCore {
             return fail(connection, requestID, refusal, into: &step)
         }
         guard let clientID else {
+            // Busy first: a publish refused for its readers must not use up the room's budget.
             if hasReaderBehind(name.text) { return fail(connection, requestID, Self.busy(name.text), into: &step) }
+            if let refusal = roomRefusal(name, from: identity.username, data: data, at: time) {
+                return fail(connection, requestID, refusal, into: &step)
+            }
             return publish(to: name, from: identity.username, type: type, data: data, replyingTo: connection, requestID, at: time, into: &step)
         }
         if let channel = durableState.channels[name.text],
@@ -95,6 +99,9 @@ extension HuddleCore {
             return reply(connection, requestID, .alreadyPublished(epoch: first.epoch, offset: offset, time: first.time), into: &step)
         }
         if hasReaderBehind(name.text) { return fail(connection, requestID, Self.busy(name.text), into: &step) }
+        if let refusal = roomRefusal(name, from: identity.username, data: data, at: time) {
+            return fail(connection, requestID, refusal, into: &step)
+        }
         let publication = appendPublication(
             to: name.text, namespace: name.namespace, from: identity.username, type: type, data: data, clientID: clientID, time: time)
         step.commands.append(.publishWithClientID(channel: name.text, from: identity.username, type: type, data: data, clientID: clientID, time: time))
@@ -126,6 +133,14 @@ extension HuddleCore {
     private static func busy(_ channel: String) -> CoreError {
         CoreError(.busy, "a reader of \(channel) is behind; nothing was stored, publish again after retry_after_ms",
                   retryAfterMilliseconds: busyRetryMilliseconds)
+    }
+
+    /// A user's publication to a `room:` is counted against their room budgets (`RoomQuota`);
+    /// other namespaces have owners or members, and their own bounds.
+    private func roomRefusal(_ name: ChannelName, from user: Username, data: String, at time: Int64) -> CoreError? {
+        guard case .room = name.kind else { return nil }
+        let creating = durableState.channels[name.text] == nil
+        return roomQuota.admit(user, bytes: data.utf8.count, creating: creating, at: time)
     }
 
     /// HTTP API: the server may publish to any valid channel, as nobody (`from` nil).

@@ -46,10 +46,15 @@ extension HuddleCore {
         if friendships.incomingRequestCount(of: other) >= configuration.maxIncomingFriendRequests {
             return fail(connection, requestID, CoreError(.tooManyRequests, "\(other) has too many requests waiting"), into: &step)
         }
+        if let refusal = friendRequestThrottle.admit(from: me, to: other, at: time) {
+            return fail(connection, requestID, refusal, into: &step)
+        }
         record(.sendFriendRequest(from: me, to: other, message: message, time: time), into: &step)
         let notice = JSONText.object([("from", JSONText.string(me)), ("to", JSONText.string(other)), ("message", JSONText.string(message))])
         publishNotice(to: other, type: "friend_request", data: notice, at: time, into: &step)
-        notifyOfflineOfFriendRequest(other, from: me, message: message, at: time, into: &step)
+        if friendRequestThrottle.mayPush(to: other, at: time) {
+            notifyOfflineOfFriendRequest(other, from: me, message: message, at: time, into: &step)
+        }
         publishNotice(to: me, type: "friend_request", data: notice, at: time, into: &step)
         reply(connection, requestID, .friendRequestSent(becameFriends: false), into: &step)
     }
@@ -91,6 +96,7 @@ extension HuddleCore {
             return fail(connection, requestID, CoreError(.noRequest, "you have not asked \(recipient)"), into: &step)
         }
         drop(from: identity.username, to: recipient, noticeType: "friend_cancelled", at: time, into: &step)
+        friendRequestThrottle.cancelled(from: identity.username, to: recipient, at: time)
         reply(connection, requestID, .done, into: &step)
     }
 

@@ -58,6 +58,15 @@ extension HuddleCore {
             let tokenHashes = purgeable.sorted(by: Sessions.precedes)
             record(.purgeExpiredSessions(tokenHashes: tokenHashes, time: time), into: &step)
         }
+        trimExpiredHistory(at: time, into: &step)
         loginThrottle.purge(at: time)
+        friendRequestThrottle.purge(at: time)
+        roomQuota.purge(at: time)
+        if time >= nextKeptResultSweep {
+            nextKeptResultSweep = time + configuration.keptResultSweepMilliseconds
+            if !durableState.keptResults.isEmpty {
+                record(.forgetKeptResults(before: time - configuration.keptResultMilliseconds, time: time), into: &step)
+            }
+        }
     }
 }

@@ -17,11 +17,18 @@ public final class HuddleCore {
     var readersBehind = Set<ConnectionRef>()
     var presence: PresenceTracker
     var loginThrottle: LoginThrottle
+    var friendRequestThrottle: FriendRequestThrottle
+    var roomQuota: RoomQuota
     /// Derived from the durable sessions (rebuilt on restore), so `tick` finds purgeable ones
     /// without scanning; entries of sessions revoked since are skipped when popped.
     var sessionPurges = MinHeap<SessionPurge>()
+    /// When each channel's oldest publication expires (derived, rebuilt on restore), so `tick`
+    /// trims expired history without scanning every channel (`HistoryExpiries`).
+    var historyExpiries = HistoryExpiries()
     /// Derived from the durable accounts, for `user_search`.
     var usernames: UsernameIndex
+    /// When `tick` next forgets expired kept results (the first tick after a start does).
+    var nextKeptResultSweep: Int64 = .min
 
     public convenience init(configuration: CoreConfiguration = .init()) {
         self.init(configuration: configuration, restoring: CoreDurableState())
@@ -32,8 +39,11 @@ public final class HuddleCore {
         durableState = state
         presence = PresenceTracker(graceMilliseconds: configuration.presenceGraceMilliseconds)
         loginThrottle = LoginThrottle(configuration: configuration)
+        friendRequestThrottle = FriendRequestThrottle(configuration: configuration)
+        roomQuota = RoomQuota(configuration: configuration)
         usernames = UsernameIndex(state.accounts)
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
+        scheduleEveryHistoryExpiry()
     }
 
     /// Replaces the durable state and keeps the ephemeral one (connections, subscriptions,
@@ -45,6 +55,8 @@ public final class HuddleCore {
         sessionPurges = MinHeap<SessionPurge>()
         usernames = UsernameIndex(state.accounts)
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
+        historyExpiries = HistoryExpiries()
+        scheduleEveryHistoryExpiry()
     }
 
     /// Handles one request at `time` (milliseconds since the Unix epoch, from the server).
@@ -171,6 +183,8 @@ public final class HuddleCore {
             forget(connection, at: time)
         case .tick:
             tick(at: time, into: &step)
+        case let .keyed(connection, requestID, op, clientID, write):
+            handleKeyed(write, from: connection, requestID: requestID, op: op, clientID: clientID, at: time, into: &step)
         }
         return step
     }
@@ -189,6 +203,11 @@ public final class HuddleCore {
             for tokenHash in tokenHashes { durableState.sessions.remove(tokenHash, ownedBy: username) }
         case let .purgeExpiredSessions(tokenHashes, _):
             for tokenHash in tokenHashes { durableState.sessions.remove(tokenHash) }
+        case let .trimExpiredHistory(channels, time):
+            for channel in channels {
+                durableState.channels.trimExpired(channel, at: time, limit: historyLimit(of: channel))
+                scheduleHistoryExpiry(of: channel)
+            }
         case let .publish(channel, from, type, data, time):
             _ = appendPublication(to: channel, namespace: ChannelNamespace(prefixOf: channel), from: from, type: type, data: data, time: time)
         case let .sendFriendRequest(from, to, message, time):
@@ -259,6 +278,14 @@ public final class HuddleCore {
             }
         case let .addPhotoOwner(owner, hash, size, _):
             durableState.photos.add(owner, hash, size: size)
+
+        // Keyed writes.
+        case let .keepResult(user, op, clientID, reply, time):
+            durableState.keptResults.keep(
+                KeptResult(op: op, clientID: clientID, reply: reply, time: time), of: user,
+                limit: configuration.keptResultsPerUser, window: configuration.keptResultMilliseconds)
+        case let .forgetKeptResults(before, _):
+            durableState.keptResults.forget(before: before)
         }
     }
 
@@ -310,6 +337,7 @@ public final class HuddleCore {
         let limit = configuration.historyLimit(for: namespace ?? .room)
         let publication = RetainedPublication(type: type, from: from, data: data, time: time, clientID: clientID)
         let stored = durableState.channels.publish(to: channel, publication, limit: limit)
+        scheduleHistoryExpiry(of: channel)
         if namespace == .chat, let from { durableState.readMarkers.advance(from, in: channel, to: stored.offset) }
         return stored
     }

@@ -2,9 +2,13 @@
 public struct ClientRequest: Sendable, Equatable {
     public var id: String
     public var operation: Operation
+    /// The write's own `client_id` (protocol.md, "Retries"), for the keyed writes
+    /// (`KeyedWrites`); nil for every other op.
+    public var clientID: String?
 
-    public init(id: String, operation: Operation) {
+    public init(id: String, operation: Operation, clientID: String? = nil) {
         self.id = id
         self.operation = operation
+        self.clientID = clientID
     }
 }

@@ -12,8 +12,8 @@ public enum Operation: Sendable, Equatable {
     case unsubscribe(channel: String)
     /// `data` is the compact serialization of the parsed value: normalized, and what was
     /// size-checked against `ProtocolLimits.maxDataBytes`.
-    /// `clientID`: the publisher's own id for the publication, 1–64 characters, optional.
-    case publish(channel: String, type: String, data: String, clientID: String? = nil)
+    /// Its `client_id`, if any, is the request's (`ClientRequest.clientID`).
+    case publish(channel: String, type: String, data: String)
     /// `before`: only offsets below it (nil: from the newest); `limit` already defaulted and
     /// range-checked.
     case history(channel: String, before: UInt64?, limit: Int)
@@ -80,6 +80,9 @@ public enum Operation: Sendable, Equatable {
     /// At least one field given.
     case pointUpdate(memory: UInt64, point: UInt64, MemoryPointArguments)
     case pointDelete(memory: UInt64, point: UInt64)
+    /// Whether the op takes a `client_id` (`KeyedWrites`).
+    public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
+
     /// The op as it is spelled on the wire, for metrics labels and logs.
     public var name: String {
         switch self {

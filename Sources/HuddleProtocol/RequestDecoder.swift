@@ -12,7 +12,9 @@ public enum RequestDecoder {
             let members = try parseObject(bytes, limits: limits, recoverID: true)
             let id = try requestID(members, limits: limits)
             let arguments = RequestArguments(members: members, id: id)
-            return ClientRequest(id: id, operation: try operation(arguments, limits: limits))
+            let operation = try operation(arguments, limits: limits)
+            let clientID = operation.isKeyedWrite ? try clientID(arguments, limits: limits) : nil
+            return ClientRequest(id: id, operation: operation, clientID: clientID)
         }
     }
 
@@ -92,8 +94,7 @@ public enum RequestDecoder {
             return .publish(
                 channel: try arguments.string("channel"),
                 type: try arguments.publicationType(),
-                data: try arguments.publicationData(maxBytes: limits.maxDataBytes),
-                clientID: try clientID(arguments, limits: limits))
+                data: try arguments.publicationData(maxBytes: limits.maxDataBytes))
         case "history":
             return .history(
                 channel: try arguments.string("channel"),

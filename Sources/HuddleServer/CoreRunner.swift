@@ -45,12 +45,17 @@ final class CoreRunner: @unchecked Sendable {
     private var writesRefused: String?
     private var lastProbe: Int64 = 0
     private var snapshotRequested = false
+    private var budgets: UsageBudgets
 
     private struct HandledRequest {
         var request: CoreRequest
         var step: CoreStep
         var op: String?
         var submitted: UInt64
+        /// A refusal made here instead of by the core, sent in its turn's order.
+        var refusal: (ConnectionRef, [UInt8])? = nil
+        /// A read's outputs, routed as soon as it was handled (`routeRead`), per loop.
+        var routed: [[LoopDelivery]]? = nil
     }
 
     private struct PendingSecrets {
@@ -76,6 +81,7 @@ final class CoreRunner: @unchecked Sendable {
         loop = try EventLoop(index: ioLoops.count, readBufferSize: 16)
         passwordWorkers = try WorkerThreads(name: "huddle-kdf", count: 2)
         outbox = Array(repeating: [], count: ioLoops.count)
+        budgets = UsageBudgets(configuration: configuration)
         loop.onTurnEnd { [unowned self] in self.endTurn() }
         loop.schedule(after: 250, repeating: 250) { [unowned self] in self.tick() }
     }
@@ -135,12 +141,49 @@ final class CoreRunner: @unchecked Sendable {
             refuse(request)
             return
         }
+        if let (connection, requestID) = request.sender, let owner = core.budgetOwner(of: connection),
+           let refusal = budgets.admit(request, of: owner, now: MonotonicClock.milliseconds()) {
+            refuse(request, from: connection, requestID, refusal)
+            return
+        }
         let step = core.handle(request, at: WallClock.milliseconds())
-        turn.append(HandledRequest(request: request, step: step, op: op, submitted: submitted))
+        var handled = HandledRequest(request: request, step: step, op: op, submitted: submitted)
+        if request.returnsPages, step.commands.isEmpty { handled.routed = routeRead(handled) }
+        turn.append(handled)
+    }
+
+    /// Encodes a read's reply at once and charges its size to the reader's budget, so the next
+    /// read of this turn (from any of the user's connections) already finds the budget spent;
+    /// the encoded outputs wait in the turn for their place in the reply order. A read changes
+    /// nothing, so there is nothing for the log to confirm first.
+    private func routeRead(_ handled: HandledRequest) -> [[LoopDelivery]] {
+        let pending = outbox
+        outbox = Array(repeating: [], count: ioLoops.count)
+        var replyBytes = 0
+        for output in handled.step.outputs { replyBytes += route(output) }
+        chargeRead(of: handled.request, replyBytes)
+        let routed = outbox
+        outbox = pending
+        return routed
+    }
+
+    /// A request over its owner's fair share: answered `rate_limited` here, never reaching the
+    /// core or the log.
+    private func refuse(_ request: CoreRequest, from connection: ConnectionRef, _ requestID: String, _ refusal: UsageBudgets.Refusal) {
+        metrics.countError("rate_limited")
+        metrics.countBudgetRefusal(refusal.budget.rawValue)
+        secrets[connection]?[requestID] = nil
+        let text = ServerMessage.failure(
+            id: requestID, code: "rate_limited", message: refusal.message, retryAfterMilliseconds: refusal.retryAfterMilliseconds)
+        // Queued behind this turn's requests, whose replies are sent at its end: replies keep
+        // the order of the requests.
+        turn.append(HandledRequest(request: request, step: CoreStep(), op: nil, submitted: 0, refusal: (connection, text)))
     }
 
     private func tick() {
         process(.tick, op: nil, submitted: 0)
+        budgets.purge(now: MonotonicClock.milliseconds())
+        metrics.budgetOwners.store(budgets.trackedOwnerCount, ordering: .relaxed)
         process(.expireActivities, op: nil, submitted: 0)
         do {
             try persistence.tick()
@@ -190,12 +233,19 @@ final class CoreRunner: @unchecked Sendable {
         }
         let finished = MonotonicClock.nanoseconds()
         for handled in turn {
-            if logged || handled.step.commands.isEmpty {
+            if let (connection, text) = handled.refusal {
+                outbox[connection.loop].append(.send(serial: connection.serial, text: text, kind: .reply))
+            } else if let routed = handled.routed {
+                for index in routed.indices { outbox[index] += routed[index] }
+            } else if logged || handled.step.commands.isEmpty {
                 for output in handled.step.outputs { route(output) }
             } else {
                 routeUnlogged(handled)
             }
             if case .connectionClosed(let ref) = handled.request { secrets[ref] = nil }
+            if let op = handled.op, handled.step.outputs.contains(where: \.isDuplicateReply) {
+                metrics.countDuplicate(op: op)
+            }
             if let op = handled.op, handled.submitted > 0 {
                 metrics.observe(op: op, seconds: Double(finished - handled.submitted) / 1e9)
             }
@@ -285,6 +335,8 @@ final class CoreRunner: @unchecked Sendable {
             outbox[caller.loop].append(.photoAccess(serial: caller.serial, .storageUnavailable))
         case .serverPublish(let id, _, _, _):
             replyUnavailable(nil, id)
+        case .keyed(let ref, let id, _, _, _):
+            replyUnavailable(ref, id)
         default:
             break
         }
@@ -303,7 +355,18 @@ final class CoreRunner: @unchecked Sendable {
         }
     }
 
-    private func route(_ output: CoreOutput) {
+    /// The size of a page a user read is paid from their read-back budget once it is known.
+    private func chargeRead(of request: CoreRequest, _ bytes: Int) {
+        guard bytes > 0, let (connection, _) = request.sender,
+              let owner = core.budgetOwner(of: connection)
+        else { return }
+        budgets.chargeRead(bytes, to: owner, now: MonotonicClock.milliseconds())
+    }
+
+    /// Sends or hands off one output; returns the size of the reply it made to a connection
+    /// (0 for anything else).
+    @discardableResult
+    private func route(_ output: CoreOutput) -> Int {
         switch output {
         case .reply(let ref, let requestID, let reply):
             if let ref {
@@ -311,7 +374,9 @@ final class CoreRunner: @unchecked Sendable {
                 if let requestID { token = secrets[ref]?[requestID]?.token }
                 if let requestID { secrets[ref]?[requestID] = nil }
                 if case .failure(let error) = reply { metrics.countError(error.code.rawValue) }
-                outbox[ref.loop].append(.send(serial: ref.serial, text: ReplyEncoding.message(reply, id: requestID, token: token), kind: .reply))
+                let text = ReplyEncoding.message(reply, id: requestID, token: token)
+                outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .reply))
+                return text.count
             } else if let requestID, let connection = apiRequests.removeValue(forKey: requestID) {
                 let (status, body) = ReplyEncoding.httpResponse(reply)
                 outbox[connection.loop].append(.httpResponse(serial: connection.serial, status: status, body: body))
@@ -350,6 +415,7 @@ final class CoreRunner: @unchecked Sendable {
             if case .refused(let error) = access { metrics.countError(error.code.rawValue) }
             outbox[caller.loop].append(.photoAccess(serial: caller.serial, .decided(access)))
         }
+        return 0
     }
 
     /// Frames an event once (and compresses it once, if anyone takes compressed frames), then
@@ -394,6 +460,16 @@ final class CoreRunner: @unchecked Sendable {
     }
 }
 
+extension CoreOutput {
+    /// A retried write answered with its first result.
+    var isDuplicateReply: Bool {
+        switch self {
+        case .reply(_, _, .duplicate), .reply(_, _, .alreadyPublished): return true
+        default: return false
+        }
+    }
+}
+
 extension CoreRequest {
     /// Requests that lead to a durable command (directly, or for a login through finishLogin):
     /// refused up front while storage refuses writes.
@@ -415,6 +491,8 @@ extension CoreRequest {
         case .createMemory, .updateMemory, .deleteMemory, .addMemoryPoint, .updateMemoryPoint, .deleteMemoryPoint,
              .authorizePhotoUpload, .recordPhoto:
             return true
+        case .keyed(_, _, _, _, let write):
+            return write.startsAWrite
         default: return false
         }
     }

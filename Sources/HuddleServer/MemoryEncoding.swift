@@ -4,8 +4,9 @@ import HuddleProtocol
 /// Memories and their points in their wire form (protocol.md, "Memories and photos"): the
 /// objects the memory ops return and the `memory_changed` event carries.
 enum MemoryEncoding {
-    /// `{"id","title","date","place_name","position","created_at","updated_at","point_count"[,"points"]}`
-    static func memory(_ memory: Memory, includingPoints: Bool) -> JSONValue {
+    /// `{"id","title","date","place_name","position","created_at","updated_at","point_count"[,"points"]}`;
+    /// `pointCount` for a memory kept without its points.
+    static func memory(_ memory: Memory, includingPoints: Bool, pointCount: Int? = nil) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("id", .integer(memory.id)),
             ("title", .string(memory.title)),
@@ -14,7 +15,7 @@ enum MemoryEncoding {
             ("position", position(memory.position)),
             ("created_at", .integer(memory.createdAt)),
             ("updated_at", .integer(memory.updatedAt)),
-            ("point_count", .integer(memory.points.count)),
+            ("point_count", .integer(pointCount ?? memory.points.count)),
         ]
         if includingPoints { members.append(("points", .array(memory.points.map(point)))) }
         return .object(members)

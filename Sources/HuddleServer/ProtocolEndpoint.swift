@@ -211,6 +211,9 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
             return
         }
         let number = forward(session)
+        // Every submission below goes through this one, which wraps a write sent with a
+        // `client_id` as a keyed write.
+        let runner = RequestSubmission(runner: self.runner, connection: ref, requestID: id, op: op, clientID: request.clientID)
         switch request.operation {
         case .ping:
             break
@@ -230,8 +233,9 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
             runner.submit(.subscribe(ref, requestID: id, channel: channel, since: since.map { ChannelPosition(epoch: $0.epoch, offset: $0.offset) }), op: op)
         case .unsubscribe(let channel):
             runner.submit(.unsubscribe(ref, requestID: id, channel: channel), op: op)
-        case .publish(let channel, let type, let data, let clientID):
-            runner.submit(.publish(ref, requestID: id, channel: channel, type: type, data: data, clientID: clientID), op: op)
+        case .publish(let channel, let type, let data):
+            // A publication keeps its own client_id (readers see it): not a kept result.
+            self.runner.submit(.publish(ref, requestID: id, channel: channel, type: type, data: data, clientID: request.clientID), op: op)
         case .history(let channel, let before, let limit):
             runner.submit(.history(ref, requestID: id, channel: channel, before: before, limit: limit), op: op)
         case .presence(let channel):

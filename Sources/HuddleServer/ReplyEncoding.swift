@@ -75,6 +75,9 @@ enum ReplyEncoding {
             ])
         case .alreadyPublished(let epoch, let offset, let time):
             return .object([("epoch", .string(epoch)), ("offset", number(offset)), ("time", number(time)), ("duplicate", .bool(true))])
+        case .duplicate(let first):
+            guard case .object(let members) = result(first, token: token) else { return result(first, token: token) }
+            return .object(members + [("duplicate", .bool(true))])
         case .readMarker(let channel, let read, let unread, let badge):
             return .object([("channel", .string(channel)), ("read", number(read)), ("unread", number(unread)), ("badge", number(badge))])
         case .unread(let rooms, let total):
@@ -124,6 +127,8 @@ enum ReplyEncoding {
             return .object([("memories", .array(memories.map { MemoryEncoding.memory($0, includingPoints: false) }))])
         case .memoryPoint(let memory, let point):
             return .object([("memory", number(memory)), ("point", MemoryEncoding.point(point))])
+        case .keptMemory(let memory, let pointCount):
+            return .object([("memory", MemoryEncoding.memory(memory, includingPoints: false, pointCount: pointCount))])
         }
     }
 

@@ -26,6 +26,15 @@ public struct ServerConfiguration: Sendable {
     public var requestsPerSecond: Double = 50
     public var requestBurst: Double = 100
 
+    /// Fair shares per user, across all of the user's connections (per client address before
+    /// sign-in): requests, `data` bytes published, and bytes of pages read back (`UsageBudgets`).
+    public var userRequestsPerSecond: Double = 200
+    public var userRequestBurst: Double = 400
+    public var userPublishedBytesPerSecond: Double = 1024 * 1024
+    public var userPublishedBytesBurst: Double = 4 * 1024 * 1024
+    public var userReadBytesPerSecond: Double = 4 * 1024 * 1024
+    public var userReadBytesBurst: Double = 16 * 1024 * 1024
+
     /// PBKDF2-HMAC-SHA256 iterations for new passwords (OWASP 2023: 600 000). Stored with each
     /// hash, so changing it affects only new passwords.
     public var kdfIterations: Int = 600_000

@@ -56,6 +56,11 @@ final class ServerMetrics: Sendable {
     private let loops: [LoopCounters]
     private let errors = Mutex<[String: Int]>([:])
     private let latencies = Mutex<[String: LatencyHistogram]>([:])
+    private let budgetRefusals = Mutex<[String: Int]>([:])
+    /// Users and addresses the fair-share budgets track now (the others are at full budget).
+    let budgetOwners = Atomic<Int>(0)
+    /// Retried writes answered with their kept first result, by op.
+    private let duplicates = Mutex<[String: Int]>([:])
     let push = PushMetrics()
     let photoUploads: PhotoUploads
 
@@ -68,6 +73,14 @@ final class ServerMetrics: Sendable {
 
     func countError(_ code: String) {
         errors.withLock { $0[code, default: 0] += 1 }
+    }
+
+    func countBudgetRefusal(_ budget: String) {
+        budgetRefusals.withLock { $0[budget, default: 0] += 1 }
+    }
+
+    func countDuplicate(op: String) {
+        duplicates.withLock { $0[op, default: 0] += 1 }
     }
 
     func observe(op: String, seconds: Double) {
@@ -110,6 +123,19 @@ final class ServerMetrics: Sendable {
         text += "# HELP huddle_errors_total Error replies and refusals, by code.\n# TYPE huddle_errors_total counter\n"
         for (code, count) in errors.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             text += "huddle_errors_total{code=\"\(code)\"} \(count)\n"
+        }
+        text += "# HELP huddle_budget_refusals_total Requests refused rate_limited because their user (or address) was over a fair share, by budget.\n"
+        text += "# TYPE huddle_budget_refusals_total counter\n"
+        let refusals = budgetRefusals.withLock { $0 }
+        for budget in UsageBudgets.Budget.allCases {
+            text += "huddle_budget_refusals_total{budget=\"\(budget.rawValue)\"} \(refusals[budget.rawValue] ?? 0)\n"
+        }
+        text += "# HELP huddle_budget_owners Users and addresses below a full fair-share budget.\n# TYPE huddle_budget_owners gauge\n"
+        text += "huddle_budget_owners \(budgetOwners.load(ordering: .relaxed))\n"
+        text += "# HELP huddle_duplicate_writes_total Retried writes (same client_id) answered with the first result, changing nothing, by op.\n"
+        text += "# TYPE huddle_duplicate_writes_total counter\n"
+        for (op, count) in duplicates.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            text += "huddle_duplicate_writes_total{op=\"\(op)\"} \(count)\n"
         }
         text += "# HELP huddle_command_duration_seconds Time from a request's arrival at the core to its reply, by op.\n"
         text += "# TYPE huddle_command_duration_seconds histogram\n"

@@ -29,6 +29,10 @@ final class ChatApp {
     /// Bytes of a line not finished yet (non-interactive input).
     private var partialLine: [UInt8] = []
     private var lastTypingSent: Int64 = 0
+    /// The chat message the command queue waits for, until its reply or a drop (then it is
+    /// pending in the client's outbox and the queue moves on).
+    private var unansweredSend: (number: Int, text: String, room: String, done: () -> Void)?
+    private var sendNumber = 0
     /// Who is typing in the open room, until when (interactive prompt).
     private var typingUntil: [String: Int64] = [:]
     private let stopLoop: () -> Void
@@ -176,9 +180,23 @@ final class ChatApp {
             show("[error] no_chat: open a chat first: /chat USER")
             return done()
         }
-        // A generated client id makes the send safe across reconnects: it is stored once.
+        // The client's outbox keeps the message, with a generated client id, until the server
+        // answers — across reconnects, however long the outage — and it is stored once. Typed
+        // while disconnected, or caught by a drop before its reply, it is shown as pending and
+        // the next command runs; it shows as a message when its publication comes back.
+        sendNumber += 1
+        let number = sendNumber
         client.publish(room, data: .object([("text", .string(text))])) { [unowned self] outcome in
             if case .failure(let error) = outcome { show(ChatLines.error(error)) }
+            if let waiting = unansweredSend, waiting.number == number {
+                unansweredSend = nil
+                done()
+            }
+        }
+        if client.state == .ready {
+            unansweredSend = (number, text, room, done)
+        } else {
+            show(ChatLines.pending(text, in: room))
             done()
         }
     }
@@ -372,6 +390,11 @@ final class ChatApp {
             if !memoryEchoes.isEcho(change) { show(ChatLines.memoryChange(change)) }
         case .reconnecting(let attempt, let delay, let reason):
             show(ChatLines.reconnecting(attempt: attempt, delayMilliseconds: delay, reason: reason))
+            if let waiting = unansweredSend {
+                unansweredSend = nil
+                show(ChatLines.pending(waiting.text, in: waiting.room))
+                waiting.done()
+            }
         case .recovered(let channel, let recovered):
             if !recovered { show(ChatLines.notRecovered(channel)) }
         case .subscriptionEnded(let channel, let error):

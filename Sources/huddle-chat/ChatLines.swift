@@ -52,6 +52,11 @@ enum ChatLines {
         "[history \(publication.channel.dropFirst("chat:".count)) #\(publication.offset)] \(clean(publication.from ?? "server")): \(text(of: publication))"
     }
 
+    /// A message typed while disconnected: kept, and sent when the connection is back.
+    static func pending(_ text: String, in channel: String) -> String {
+        "[pending \(tag(channel))] \(clean(text)) (sent when the connection is back)"
+    }
+
     private static func tag(_ channel: String) -> String {
         channel.hasPrefix("chat:") ? "chat \(channel.dropFirst("chat:".count))" : clean(channel)
     }

@@ -51,6 +51,15 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds between snapshots (a snapshot also follows 64 MiB of log).")
     var snapshotInterval: Int = 300
     @Option(help: "Requests per second per connection (bursts of twice as many).") var rateLimit: Double = 50
+    // Fair shares.
+    @Option(help: "Requests per second per user across all their connections, or per address before sign-in (bursts of twice as many).")
+    var userRateLimit: Double = 200
+    @Option(help: "Bytes of publish data per second per user across all their connections (bursts of four times as many).")
+    var userPublishBytes: Int = 1024 * 1024
+    @Option(help: "Bytes of pages read back (history, feed, comments, memories) per second per user (bursts of four times as many).")
+    var userReadBytes: Int = 4 * 1024 * 1024
+    @Option(help: "Bytes one user may publish to rooms per day (bursts of a quarter of it).")
+    var roomBytesPerUser: Int = 64 * 1024 * 1024
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
     // Push.
@@ -89,6 +98,11 @@ struct Serve: ParsableCommand {
         guard Self.syncPolicy(fsync) != nil else { throw ValidationError("--fsync must be always, everysec or no") }
         guard snapshotInterval > 0 else { throw ValidationError("--snapshot-interval must be positive") }
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be positive") }
+        // Fair shares. A burst must hold one publication of the largest data (16 KiB).
+        guard userRateLimit > 0 else { throw ValidationError("--user-rate-limit must be positive") }
+        guard userPublishBytes >= 4096, userReadBytes >= 4096, roomBytesPerUser >= 65536 else {
+            throw ValidationError("--user-publish-bytes and --user-read-bytes must be at least 4096, --room-bytes-per-user at least 65536")
+        }
         guard kdfIterations >= 1000 else { throw ValidationError("--kdf-iterations must be at least 1000") }
         guard sessionTTL > 0, presenceGrace >= 0 else { throw ValidationError("--session-ttl must be positive and --presence-grace not negative") }
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -139,6 +153,15 @@ struct Serve: ParsableCommand {
         config.kdfIterations = kdfIterations
         config.requestsPerSecond = rateLimit
         config.requestBurst = rateLimit * 2
+        // Fair shares.
+        config.userRequestsPerSecond = userRateLimit
+        config.userRequestBurst = userRateLimit * 2
+        config.userPublishedBytesPerSecond = Double(userPublishBytes)
+        config.userPublishedBytesBurst = Double(userPublishBytes) * 4
+        config.userReadBytesPerSecond = Double(userReadBytes)
+        config.userReadBytesBurst = Double(userReadBytes) * 4
+        config.core.roomBytesPerDay = roomBytesPerUser
+        config.core.roomBytesBurst = roomBytesPerUser / 4
         config.dataDirectory = dataDir
         config.syncPolicy = Self.syncPolicy(fsync) ?? .always
         config.snapshotIntervalMilliseconds = snapshotInterval * 1000

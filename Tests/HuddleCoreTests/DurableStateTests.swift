@@ -9,6 +9,8 @@ import Testing
         configuration.history[.room] = HistoryLimit(maxPublications: 7, maxAgeMilliseconds: 60_000)
         configuration.history[.chat] = HistoryLimit(maxPublications: 4, maxAgeMilliseconds: CoreHarness.day)
         configuration.expiredSessionRetentionMilliseconds = 1_000
+        configuration.keptResultMilliseconds = 1_000
+        configuration.keptResultSweepMilliseconds = 1_000
         return configuration
     }
 
@@ -108,6 +110,12 @@ import Testing
                 // A publication much later than the others ages the room's history out.
                 harness.advance(60_000)
             }
+            if round == 90 {
+                // A minute after the jump, what the rooms kept from before it has aged out:
+                // the tick trims it.
+                harness.advance(60_000)
+                step(.tick)
+            }
             if round == 100 {
                 // Feed: friends' posts, a like toggled, set and taken back, a comment, a deletion.
                 step(.createPost(connections["alice"]!, requestID: "fp1", text: "gym?", activity: "Gym", at: harness.time + 60_000))
@@ -118,6 +126,14 @@ import Testing
                 step(.commentOnPost(connections["bob"]!, requestID: "fc", post: 1, text: "in \"5\""))
                 step(.listFeed(connections["bob"]!, requestID: "ff", before: nil, limit: 10))
                 step(.deletePost(connections["bob"]!, requestID: "fd", post: 2))
+                // A keyed comment, retried: kept once, the retry changes nothing.
+                for _ in 0..<2 {
+                    step(.keyed(connections["alice"]!, requestID: "kc", op: "comment", clientID: "c-1",
+                                .commentOnPost(connections["alice"]!, requestID: "kc", post: 1, text: "see you")))
+                }
+                // Kept past the window: the next sweep forgets it.
+                harness.advance(2_000)
+                step(.tick)
             }
         }
         return (harness, states)
@@ -132,6 +148,7 @@ import Testing
             case .openSession: kinds.insert("openSession")
             case .revokeSessions: kinds.insert("revokeSessions")
             case .purgeExpiredSessions: kinds.insert("purgeExpiredSessions")
+            case .trimExpiredHistory: kinds.insert("trimExpiredHistory")
             case .publish(_, let from, _, _, _): kinds.insert(from == nil ? "serverPublish" : "publish")
             case .sendFriendRequest: kinds.insert("sendFriendRequest")
             case .acceptFriendRequest: kinds.insert("acceptFriendRequest")
@@ -154,17 +171,23 @@ import Testing
             case .putMemoryPoint: kinds.insert("putMemoryPoint")
             case .deleteMemoryPoint: kinds.insert("deleteMemoryPoint")
             case .addPhotoOwner: kinds.insert("addPhotoOwner")
+            // Keyed writes.
+            case .keepResult: kinds.insert("keepResult")
+            case .forgetKeptResults: kinds.insert("forgetKeptResults")
             }
         }
         let state = harness.core.durableState
         #expect(kinds == [
-            "signUp", "openSession", "revokeSessions", "purgeExpiredSessions", "publish", "serverPublish",
+            "signUp", "openSession", "revokeSessions", "purgeExpiredSessions", "trimExpiredHistory", "publish", "serverPublish",
             "sendFriendRequest", "acceptFriendRequest", "dropFriendRequest", "removeFriend", "publishWithClientID", "markRead",
             "createPost", "setLike", "addComment", "deletePost",
             // Memories.
             "createMemory", "updateMemory", "deleteMemory", "putMemoryPoint", "deleteMemoryPoint", "addPhotoOwner",
+            // Keyed writes.
+            "keepResult", "forgetKeptResults",
         ])
-        #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 1 && state.feed[1]?.likers.isEmpty == true)
+        #expect(state.keptResults.count(of: "alice") == 0)
+        #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 2 && state.feed[1]?.likers.isEmpty == true)
         #expect(state.memories.memories(of: "alice").map { $0.points.map(\.time) } == [[9]] && state.memories.count == 1)
         #expect(state.readMarkers.offset(of: "bob", in: "chat:alice~bob") > 0)
         #expect(state.friendships.friends(of: "bob") == ["alice"])

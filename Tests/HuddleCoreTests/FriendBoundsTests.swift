@@ -93,4 +93,58 @@ import Testing
         #expect(full.commands.isEmpty)
         _ = gina
     }
+
+    // Friend requests over time (issue 12, problem 2).
+
+    private func pushes(_ step: CoreStep) -> Int {
+        step.outputs.filter { if case .pushNotification = $0 { true } else { false } }.count
+    }
+
+    @Test func requestsOverTimeAreBudgetedCancelledOnesIncluded() {
+        var configuration = CoreConfiguration()
+        configuration.friendRequestBurst = 3
+        configuration.friendRequestsPerHour = 3
+        configuration.friendRequestCooldownMilliseconds = 0
+        configuration.friendRequestsReceivedBurst = 100
+        let harness = CoreHarness(configuration: configuration)
+        let (stranger, _) = harness.signUp("stranger")
+        harness.signUp("alice")
+        for _ in 1...3 {
+            #expect(harness.handle(.sendFriendRequest(stranger, requestID: "r", user: "alice", message: "")).replies == [.friendRequestSent(becameFriends: false)])
+            #expect(harness.handle(.cancelFriendRequest(stranger, requestID: "c", user: "alice")).replies == [.done])
+        }
+        let refused = harness.handle(.sendFriendRequest(stranger, requestID: "r", user: "alice", message: ""))
+        #expect(failure(refused)?.code == .friendRequestsLimited)
+        #expect(failure(refused)?.retryAfterMilliseconds == Int64(1_200_000))
+        #expect(refused.commands.isEmpty && refused.outputs.count == 1, "no notice, no push")
+        harness.advance(20 * 60_000)
+        #expect(harness.handle(.sendFriendRequest(stranger, requestID: "r", user: "alice", message: "")).replies == [.friendRequestSent(becameFriends: false)])
+    }
+
+    @Test func askingAgainAfterACancelWaitsForTheCooldown() {
+        let harness = CoreHarness()
+        let (stranger, _) = harness.signUp("stranger")
+        harness.signUp("alice")
+        harness.signUp("bob")
+        harness.handle(.sendFriendRequest(stranger, requestID: "r", user: "alice", message: ""))
+        harness.handle(.cancelFriendRequest(stranger, requestID: "c", user: "alice"))
+        let refused = harness.handle(.sendFriendRequest(stranger, requestID: "r", user: "alice", message: ""))
+        #expect(failure(refused)?.code == .requestCooldown)
+        #expect(failure(refused)?.retryAfterMilliseconds == Int64(3_600_000))
+        // Others may be asked meanwhile; alice once the hour is over.
+        #expect(harness.handle(.sendFriendRequest(stranger, requestID: "b", user: "bob", message: "")).replies == [.friendRequestSent(becameFriends: false)])
+        harness.advance(60 * 60_000)
+        #expect(harness.handle(.sendFriendRequest(stranger, requestID: "r", user: "alice", message: "")).replies == [.friendRequestSent(becameFriends: false)])
+    }
+
+    @Test func friendRequestPushesToOneUserAreSpacedOut() {
+        let harness = CoreHarness()
+        let (alice, _) = harness.signUp("alice")
+        harness.handle(.connectionClosed(alice))
+        let askers = ["bob", "carol", "dave", "erin"].map { harness.signUp($0).connection }
+        let sent = askers.prefix(3).map { pushes(harness.handle(.sendFriendRequest($0, requestID: "r", user: "alice", message: ""))) }
+        #expect(sent == [1, 0, 0], "one push a minute; the inbox holds every request")
+        harness.advance(60_000)
+        #expect(pushes(harness.handle(.sendFriendRequest(askers[3], requestID: "r", user: "alice", message: ""))) == 1)
+    }
 }

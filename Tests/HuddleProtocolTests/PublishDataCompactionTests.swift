@@ -11,7 +11,7 @@ import Testing
 
     static func decodedData(_ message: [UInt8]) throws -> String {
         let request = try RequestDecoder.decode(message, limits: ProtocolLimits()).get()
-        guard case .publish(_, _, let data, _) = request.operation else { throw DecodeFailure.notPublish }
+        guard case .publish(_, _, let data) = request.operation else { throw DecodeFailure.notPublish }
         return data
     }
 

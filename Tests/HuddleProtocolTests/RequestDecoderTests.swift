@@ -203,7 +203,7 @@ import Testing
         let padded = "[" + String(repeating: " 1 ,", count: 5000) + " 1 ]"
         #expect(padded.utf8.count > limits.maxDataBytes)
         let compact = try Self.decode(#"{"id":"9","op":"publish","channel":"c","data":\#(padded)}"#, limits: limits).get()
-        guard case .publish(_, _, let data, _) = compact.operation else {
+        guard case .publish(_, _, let data) = compact.operation else {
             Issue.record("not a publish")
             return
         }
@@ -229,6 +229,20 @@ import Testing
         #expect(Self.decode(#"{"id":"","data":\#(tooDeep)}"#) == .failure(anonymous))
         #expect(Self.decode(#"{"id":"\#(Self.longID)","data":\#(tooDeep)}"#) == .failure(anonymous))
         #expect(Self.decode(#"[{"id":"7"},\#(tooDeep)]"#) == .failure(anonymous))
+    }
+
+    /// Keyed writes, publish included, carry their `client_id` in the request; other ops
+    /// ignore the field (unknown fields are ignored).
+    @Test func aKeyedWriteCarriesItsClientID() throws {
+        let keyed = try Self.decode(#"{"id":"1","op":"like","post":3,"client_id":"l-1"}"#).get()
+        #expect(keyed == ClientRequest(id: "1", operation: .like(post: 3, liked: nil), clientID: "l-1"))
+        #expect(try Self.decode(#"{"id":"1","op":"feed","client_id":"f"}"#).get().clientID == nil)
+        let publish = try Self.decode(#"{"id":"1","op":"publish","channel":"room:a","data":1,"client_id":"m"}"#).get()
+        #expect(publish == ClientRequest(id: "1", operation: .publish(channel: "room:a", type: "message", data: "1"), clientID: "m"))
+        let empty = RequestError(id: "1", code: "bad_request", message: "client_id must be 1 to 64 characters")
+        #expect(Self.decode(#"{"id":"1","op":"post","text":"x","client_id":""}"#) == .failure(empty))
+        #expect(Self.decode(#"{"id":"1","op":"post","text":"x","client_id":"\#(Self.longID)"}"#) == .failure(empty))
+        #expect(Self.decode(#"{"id":"1","op":"post","text":"x","client_id":7}"#).map(\.id) == .failure(RequestError(id: "1", code: "bad_request", message: "client_id must be a string")))
     }
 
     @Test func decodesFromARawBuffer() throws {

@@ -66,13 +66,13 @@ import Testing
         let retried = try await alice.ok("publish") { $0.publish(room, data: .string("two"), type: "note", clientID: "m-2", completion: $1) }
         let again = try await alice.ok("publish") { $0.publish(room, data: .string("two"), type: "note", clientID: "m-2", completion: $1) }
         #expect(retried.offset == 2 && again.offset == 2 && again.duplicate && again.time == retried.time)
-        _ = try await alice.ok("publish") { $0.publish(room, data: .integer(3), clientID: nil, completion: $1) }
+        _ = try await alice.ok("publish") { $0.publish(room, data: .integer(3), completion: $1) }
 
         try await bob.waitFor("three publications") { _ in bob.publications(on: room).count >= 3 }
         let delivered = bob.publications(on: room)
         #expect(delivered.map(\.offset) == [1, 2, 3], "each once, in order")
         #expect(delivered[0].from == "alice" && delivered[0].data == .object([("text", .string("one"))]) && delivered[0].clientID != nil)
-        #expect(delivered[1].type == "note" && delivered[1].clientID == "m-2" && delivered[2].clientID == nil)
+        #expect(delivered[1].type == "note" && delivered[1].clientID == "m-2" && delivered[2].clientID != delivered[0].clientID)
         try await alice.waitFor("its own three") { _ in alice.publications(on: room).count >= 3 }
         #expect(alice.publications(on: room).map(\.offset) == [1, 2, 3], "the publisher receives its own")
 

@@ -23,7 +23,9 @@ import Testing
 
     /// Two huddle-chat processes sign up, befriend and chat; the server is killed (-9) in the
     /// middle of the conversation, with messages in flight and typed while it is down, and
-    /// restarted. Both print every message exactly once, in the same order, numbered 1…20.
+    /// restarted. A message typed while down shows as pending at once and the next command runs
+    /// without waiting for it. Both print every message exactly once, in the same order,
+    /// numbered 1…20.
     @Test func twoClientsBefriendAndChatAcrossAServerRestart() async throws {
         let data = try ServerProcess.makeDataDirectory()
         let home = try Self.temporaryDirectory()
@@ -68,9 +70,12 @@ import Testing
         try alice.send("alice says 6")
         try bob.send("bob says 6")
         server.kill9()
+        try await alice.line("the lost connection") { $0.hasPrefix("[connection] lost") }
         try alice.send("alice says 7")
         try bob.send("bob says 7")
-        try await alice.line("the lost connection") { $0.hasPrefix("[connection] lost") }
+        try await alice.line("[pending chat alice~bob] alice says 7 (sent when the connection is back)")
+        try alice.send("/help")
+        try await alice.line("the next command, at once") { $0.contains("this list") }
         server = try await DurableServer.start(dataDirectory: data)
         proxy.setTarget(server.port)
         for n in 8...10 {

@@ -174,7 +174,8 @@ import Testing
     /// A subscriber that stops reading is closed with 1008 once its queue passes the ceiling, and
     /// the channel goes on for everyone else (publishes refused `busy` meanwhile are sent again).
     @Test func slowSubscriberIsClosedWith1008() async throws {
-        let server = try await startHuddle(["--max-outbound-bytes", "65536"])
+        // One user publishes it all: their share of bytes published is raised to let 8 MiB through at once.
+        let server = try await startHuddle(["--max-outbound-bytes", "65536", "--user-publish-bytes", "4194304"])
         let (_, token) = try ProtocolClient.signedUp("alice", port: server.port)
         let slow = try ProtocolClient.slowSubscriber("room:flood", token: token, port: server.port)
         // 8 MiB of publications, over the socket buffers and the 64 KiB queue; the slow client

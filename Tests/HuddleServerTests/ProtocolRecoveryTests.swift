@@ -148,7 +148,7 @@ import Testing
     /// Room history keeps 1000 publications and a recovery returns at most 1000: 1000 missed are
     /// recovered, 1001 are not, and history then pages back over exactly the kept 1000.
     @Test func aGapBeyondTheKeptHistoryIsNotRecovered() async throws {
-        let server = try await startHuddle()
+        let server = try await startHuddle(["--user-rate-limit", "1000"])
         let (alice, aliceToken) = try ProtocolClient.signedUp("alice", port: server.port)
         let (_, bobToken) = try ProtocolClient.signedUp("bob", port: server.port)
         try alice.subscribe("room:busy")

@@ -93,6 +93,63 @@ import Testing
     }
 }
 
+/// The last line on stdout, and the exit status that goes with it.
+@Suite struct VerdictTests {
+    @Test func namesEveryProblemWithItsCount() {
+        var result = HTMLReportTests.sampleResult(errors: ["boom"])
+        result.errorCount = 12
+        #expect(result.verdict == "not clean: 1 gap, 2 missing, 3 duplicates, 4 reordered, 12 errors")
+        #expect(result.exitStatus == 2)
+        result.stream = .init(delivered: 10)
+        result.errors = []
+        result.errorCount = 0
+        #expect(result.verdict == "clean")
+        #expect(result.exitStatus == 0)
+    }
+
+    @Test func anInterruptedRunIsNeverAPass() {
+        var result = HTMLReportTests.sampleResult()
+        result.interruption = Interruption(signal: "SIGINT", phase: "measure", atSeconds: 4.5)
+        #expect(result.verdict == "interrupted (SIGINT during measure); not clean: 1 gap, 2 missing, 3 duplicates, 4 reordered")
+        #expect(result.exitStatus == 130)
+        result.stream = .init(delivered: 10)
+        #expect(result.verdict == "interrupted (SIGINT during measure); clean so far")
+        #expect(result.exitStatus == 130)
+        result.interruption?.signal = "SIGTERM"
+        #expect(result.exitStatus == 143)
+        let page = HTMLReport(result: result).render()
+        #expect(page.contains("verdict interrupted"))
+        #expect(page.contains("interrupted by SIGTERM during measure, 4.5 s into the run"))
+    }
+}
+
+/// The server's side of the report: only what the harness could read.
+@Suite struct ServerInfoTests {
+    @Test func keepsOnlyInfoMetrics() {
+        let metrics = """
+        # HELP huddle_build_info Build.
+        # TYPE huddle_build_info gauge
+        huddle_build_info{version="1.2.0",commit="abc"} 1
+        huddle_connections{state="websocket"} 3
+        process_info 1
+        huddle_information_total 4
+        """
+        #expect(ServerInfo.infoLines(metrics) == ["huddle_build_info{version=\"1.2.0\",commit=\"abc\"} 1", "process_info 1"])
+    }
+
+    @Test func theReportShowsTheServer() {
+        var result = HTMLReportTests.sampleResult()
+        result.server = ServerInfo(
+            url: "ws://127.0.0.1:9000/v1", commandLine: "huddle --data-dir /tmp/x --kdf-iterations 1000", metricsInfo: [],
+            metricsNote: "/metrics has no …_info metric")
+        let page = HTMLReport(result: result).render()
+        #expect(page.contains("ws://127.0.0.1:9000/v1"))
+        #expect(page.contains("huddle --data-dir /tmp/x --kdf-iterations 1000"))
+        #expect(page.contains("/metrics has no …_info metric"))
+        #expect(result.table.contains("server command: huddle --data-dir /tmp/x --kdf-iterations 1000"))
+    }
+}
+
 private final class Collector: NSObject, XMLParserDelegate {
     var elements: [String: Int] = [:]
     var attributes: [(String, [String: String])] = []
@@ -118,6 +175,28 @@ private final class Collector: NSObject, XMLParserDelegate {
         #expect(abs(SVGLineChart.nines(percentile: 99.9) - 3) < 1e-9)
         #expect(SVGLineChart.nines(percentile: 100).isFinite)
         #expect((0...4).map { SVGLineChart.percentileLabel(nines: Double($0)) } == ["0%", "90%", "99%", "99.9%", "99.99%"])
+    }
+
+    /// A missing second is a break in the line, not a straight stroke across it; a sample
+    /// with no neighbour is drawn as a dot.
+    @Test func linesBreakAcrossMissingSamples() {
+        let points: [(x: Double, y: Double)] = [(1, 5), (2, 6), (5, 9), (8, 1), (9, 2), (10, 3)]
+        #expect(SVGLineChart.runs(points, maxGap: 1.5).map { $0.map(\.x) } == [[1, 2], [5], [8, 9, 10]])
+        #expect(SVGLineChart.runs(points, maxGap: nil).count == 1)
+        let svg = SVGLineChart(
+            title: "t", xLabel: "s", yLabel: "v", series: [.init(name: "v", color: "#000", points: points)], maxGap: 1.5).render()
+        #expect(svg.components(separatedBy: "<polyline").count - 1 == 2)
+        #expect(svg.components(separatedBy: "<circle").count - 1 == 1)
+    }
+
+    @Test func reportChartsBreakWhereTheSeriesHasNoSample() {
+        var result = HTMLReportTests.sampleResult()
+        result.series.remove(at: 5)  // second 6 has no sample (t 5 → 7)
+        result.series[3].latencyP99 = nil  // nothing arrived in second 4
+        let page = HTMLReport(result: result).render()
+        #expect(page.contains("<polyline class=\"series\" data-series=\"sent/s\""))
+        #expect(page.components(separatedBy: "data-series=\"sent/s\"").count - 1 == 2)  // 1–5, 7–12
+        #expect(page.components(separatedBy: "data-series=\"p99\"").count - 1 == 3)  // 1–3, 5, 7–12
     }
 
     @Test func labels() {

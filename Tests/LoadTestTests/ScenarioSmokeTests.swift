@@ -6,8 +6,12 @@ import Testing
 /// Runs the harness binary for a couple of seconds per scenario against a real server and reads
 /// its JSON result back. Serialized: each run drives a server, and the machine has two cores.
 @Suite(.serialized) struct ScenarioSmokeTests {
-    /// Runs `huddle-loadtest ARGUMENTS --json … --html …` and returns its exit status, result and report.
-    private func harness(_ arguments: [String], timeout: Double = 90) async throws -> (status: Int32, result: ScenarioResult, html: String) {
+    /// Runs `huddle-loadtest ARGUMENTS --json … --html …` and returns its exit status, result,
+    /// report and output (stdout and stderr together); `meanwhile` gets the running process
+    /// (to interrupt it).
+    private func harness(
+        _ arguments: [String], timeout: Double = 90, meanwhile: (ChildProcess) async throws -> Void = { _ in }
+    ) async throws -> (status: Int32, result: ScenarioResult, html: String, output: String) {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("loadtest-\(UUID().uuidString)")
         defer {
             try? FileManager.default.removeItem(at: base.appendingPathExtension("json"))
@@ -16,6 +20,7 @@ import Testing
         let run = try ChildProcess(
             ChildProcess.products.appendingPathComponent("huddle-loadtest"),
             arguments + ["--json", base.appendingPathExtension("json").path, "--html", base.appendingPathExtension("html").path])
+        try await meanwhile(run)
         let status = try await run.exitStatus(timeout: timeout)
         let data: Data
         do {
@@ -25,11 +30,17 @@ import Testing
         }
         let result = try JSONDecoder().decode(ScenarioResult.self, from: data)
         let html = try String(contentsOf: base.appendingPathExtension("html"), encoding: .utf8)
-        return (status, result, html)
+        return (status, result, html, run.text)
     }
 
-    private func expectClean(_ run: (status: Int32, result: ScenarioResult, html: String), sourceLocation: SourceLocation = #_sourceLocation) {
+    /// The last line of the output: the verdict comes after everything else, stdout and stderr.
+    private func lastLine(_ output: String) -> String {
+        output.split(separator: "\n").last.map(String.init) ?? ""
+    }
+
+    private func expectClean(_ run: (status: Int32, result: ScenarioResult, html: String, output: String), sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(run.status == 0, "\(run.result.table)", sourceLocation: sourceLocation)
+        #expect(lastLine(run.output) == "verdict: clean", "\(run.output)", sourceLocation: sourceLocation)
         #expect(run.result.isClean, "\(run.result.table)", sourceLocation: sourceLocation)
         #expect(!run.result.series.isEmpty, sourceLocation: sourceLocation)
         #expect(run.result.measuredSeconds > 0, sourceLocation: sourceLocation)
@@ -52,6 +63,53 @@ import Testing
         #expect(stream.reordered == subscribers)
         #expect(stream.delivered == run.result.sent * subscribers)  // one lost, one extra, per subscriber
         #expect(run.html.contains("not clean"))
+        #expect(lastLine(run.output) == "verdict: not clean: 6 gaps, 3 missing, 3 duplicates, 3 reordered", "\(run.output)")
+    }
+
+    /// Ctrl-C in the measured window: the sending stops, what is under way drains, and the
+    /// summary, the JSON and the report still come, marked interrupted; exit status 130.
+    @Test func ctrlCInTheWindowStillReportsWhatWasMeasured() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(
+            ["fanout", "--url", server.url, "--subscribers", "5", "--rate", "20", "--warmup", "0", "--duration", "600",
+             "--server-pid", "\(server.process.pid)"],
+            timeout: 30
+        ) { process in
+            _ = try await process.waitFor("s measure: sent", timeout: 60)  // a whole second measured
+            kill(process.pid, SIGINT)
+        }
+        #expect(run.status == 130, "\(run.output)")
+        let interruption = try #require(run.result.interruption, "\(run.output)")
+        #expect(interruption.signal == "SIGINT")
+        #expect(interruption.phase == "measure")
+        #expect(run.result.measuredSeconds > 0 && run.result.measuredSeconds < 600)
+        #expect(run.result.sent > 0)
+        #expect(run.result.stream.delivered == run.result.sent * 5)  // drained: nothing lost by stopping
+        #expect(run.result.isClean, "\(run.result.table)")
+        #expect(run.output.contains("interrupted by SIGINT during measure"))  // the summary
+        #expect(lastLine(run.output) == "verdict: interrupted (SIGINT during measure); clean so far", "\(run.output)")
+        #expect(run.html.contains("interrupted"))
+        #expect(run.html.contains("verdict: interrupted (SIGINT during measure); clean so far"))
+        // The server's side of the report: its URL and the flags it was started with.
+        #expect(run.result.server?.url == server.url + "/v1")
+        #expect(run.result.server?.commandLine?.contains("--kdf-iterations 1000") == true)
+    }
+
+    /// Ctrl-C while set-up waits on a server that never answers: no window was measured, and
+    /// the report still comes, saying so.
+    @Test func ctrlCDuringSetUpStillReports() async throws {
+        let server = try await startFaultyBroadcastServer(silent: true)
+        let run = try await harness(["fanout", "--url", server.url, "--subscribers", "5"] + short, timeout: 30) { process in
+            _ = try await process.waitFor("s setup: starting", timeout: 60)
+            kill(process.pid, SIGINT)
+        }
+        #expect(run.status == 130, "\(run.output)")
+        #expect(run.result.interruption?.phase == "setup")
+        #expect(run.result.measuredSeconds == 0)
+        #expect(!run.result.series.isEmpty)
+        #expect(lastLine(run.output) == "verdict: interrupted (SIGINT during setup); clean so far", "\(run.output)")
+        #expect(run.html.contains("interrupted"))
     }
 
     @Test func echo() async throws {

@@ -315,6 +315,7 @@ final class ProtocolClient {
     // MARK: Convenience
     /// Publishes `count` publications (data `{"n": first + i}`) as `token`'s user, spread over
     /// fresh connections so no connection goes past its burst of 100 requests; returns the offsets.
+    /// The user's own budget (`--user-rate-limit`, bursts of twice as many) must allow `count`.
     static func flood(_ channel: String, count: Int, first: Int = 1, token: String, port: Int) throws -> [Int] {
         let perConnection = 90
         var offsets: [Int] = []

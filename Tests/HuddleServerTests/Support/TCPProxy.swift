@@ -3,7 +3,8 @@ import Synchronization
 
 /// A TCP relay between clients and a server, which a test controls: it can cut every relayed
 /// connection (FIN, or RST like a killed socket), freeze them (bytes silently dropped both
-/// ways, as a dead network path without a FIN looks), refuse new ones (the server is away),
+/// ways, as a dead network path without a FIN looks), mute them (the server's bytes dropped:
+/// requests arrive, replies are lost), refuse new ones (the server is away),
 /// and point at a restarted server's new port while clients keep the proxy's address.
 /// One thread polls everything; blocking writes are fine for tests' small traffic.
 final class TCPProxy: @unchecked Sendable {
@@ -18,6 +19,7 @@ final class TCPProxy: @unchecked Sendable {
         var refusing = false
         var cutRequested: Bool?  // the value: with RST
         var freezeRequested = false
+        var muteRequested = false
         var stopped = false
         var accepted = 0
         /// Cut and freeze requests made, and those the relay thread has carried out.
@@ -31,6 +33,8 @@ final class TCPProxy: @unchecked Sendable {
         var server: Int32
         /// Frozen: whatever arrives is read and dropped.
         var frozen = false
+        /// Muted: what the server sends is read and dropped; the client's bytes still arrive.
+        var muted = false
     }
 
     init(targetPort: Int) throws {
@@ -79,6 +83,13 @@ final class TCPProxy: @unchecked Sendable {
         awaitRelay(control.withLock { $0.freezeRequested = true; $0.requested += 1; return $0.requested })
     }
 
+    /// From now on, what the server sends on the connections relayed so far is dropped, while
+    /// what the clients send still reaches it: requests are done, their replies lost. New
+    /// connections relay normally. Returns once in force.
+    func muteAll() {
+        awaitRelay(control.withLock { $0.muteRequested = true; $0.requested += 1; return $0.requested })
+    }
+
     /// Waits (briefly: one relay turn) until the relay thread has carried out request `ticket`.
     private func awaitRelay(_ ticket: Int) {
         while control.withLock({ $0.applied < ticket && !$0.stopped }) { usleep(1_000) }
@@ -113,6 +124,7 @@ final class TCPProxy: @unchecked Sendable {
                 let snapshot = control
                 control.cutRequested = nil
                 control.freezeRequested = false
+                control.muteRequested = false
                 return snapshot
             }
             if commands.stopped { return }
@@ -122,6 +134,9 @@ final class TCPProxy: @unchecked Sendable {
             }
             if commands.freezeRequested {
                 for index in pairs.indices { pairs[index].frozen = true }
+            }
+            if commands.muteRequested {
+                for index in pairs.indices { pairs[index].muted = true }
             }
             control.withLock { $0.applied = commands.requested }
 
@@ -154,7 +169,7 @@ final class TCPProxy: @unchecked Sendable {
                 let clientEvents = polled[1 + index * 2].revents
                 let serverEvents = polled[2 + index * 2].revents
                 if clientEvents != 0 && !forward(from: pair.client, to: pair.server, dropping: pair.frozen, &buffer) { ended.insert(index) }
-                if serverEvents != 0 && !forward(from: pair.server, to: pair.client, dropping: pair.frozen, &buffer) { ended.insert(index) }
+                if serverEvents != 0 && !forward(from: pair.server, to: pair.client, dropping: pair.frozen || pair.muted, &buffer) { ended.insert(index) }
             }
             for index in ended.sorted(by: >) {
                 Glibc.close(pairs[index].client)

@@ -7,6 +7,8 @@ import Synchronization
 final class ChildProcess: @unchecked Sendable {
     let process = Process()
     private let output = Mutex("")
+    /// The pipe reached its end: everything the program wrote is in `output`.
+    private let outputEnded = Mutex(false)
 
     init(_ executable: URL, _ arguments: [String]) throws {
         process.executableURL = executable
@@ -16,7 +18,12 @@ final class ChildProcess: @unchecked Sendable {
         process.standardError = pipe
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
+            guard let self else { return }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                outputEnded.withLock { $0 = true }
+                return
+            }
             output.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
@@ -50,10 +57,11 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Waits for the exit and returns the status.
+    /// Waits for the exit — and for the last of the output, which the pipe may still hold when
+    /// the process is gone — and returns the status.
     func exitStatus(timeout: Double) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
+        while process.isRunning || !outputEnded.withLock({ $0 }) {
             guard Date() < deadline else {
                 kill(process.processIdentifier, SIGKILL)
                 throw ChildProcessFailure("\(process.executableURL?.lastPathComponent ?? "?") still running after \(timeout) s; output:\n\(text)")

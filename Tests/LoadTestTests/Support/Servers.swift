@@ -7,6 +7,7 @@ func startHuddle() async throws -> (process: ChildProcess, url: String, dataDire
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let server = try ChildProcess(ChildProcess.products.appendingPathComponent("huddle"), [
         "--host", "127.0.0.1", "--port", "0", "--threads", "2", "--bench", "--kdf-iterations", "1000", "--rate-limit", "100000",
+        "--user-rate-limit", "100000", "--user-publish-bytes", "1073741824",
         "--fsync", "no", "--log-level", "notice", "--data-dir", directory.path,
     ])
     let rest = try await server.waitFor("url=ws://127.0.0.1:", timeout: 30)
@@ -18,17 +19,21 @@ func startHuddle() async throws -> (process: ChildProcess, url: String, dataDire
 /// each publisher's messages, number 5 is never sent (a gap, and missing at the end), number 10
 /// is sent twice (a duplicate), and number 15 is held back until after 16 (a reordering).
 /// Python's standard library only, so it runs wherever the tests do.
-func startFaultyBroadcastServer() async throws -> (process: ChildProcess, url: String) {
+///
+/// `silent`: it completes the upgrade (offering `huddle.v1`) and then never answers, so a
+/// scenario against it stays in set-up (its sign-up is never replied to) as long as the test likes.
+func startFaultyBroadcastServer(silent: Bool = false) async throws -> (process: ChildProcess, url: String) {
     let script = FileManager.default.temporaryDirectory.appendingPathComponent("faulty-broadcast-\(UUID().uuidString).py")
     try faultyBroadcastServerSource.write(to: script, atomically: true, encoding: .utf8)
-    let server = try ChildProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path])
+    let server = try ChildProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path] + (silent ? ["silent"] : []))
     let port = try await server.waitFor("listening ", timeout: 20)
     return (server, "ws://127.0.0.1:\(port.trimmingCharacters(in: .whitespaces))/")
 }
 
 private let faultyBroadcastServerSource = #"""
-import asyncio, base64, hashlib, struct
+import asyncio, base64, hashlib, struct, sys
 
+SILENT = sys.argv[1:] == ["silent"]
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 clients = []
 held = {}
@@ -78,7 +83,13 @@ async def handle(reader, writer):
     request = await reader.readuntil(b"\r\n\r\n")
     key = next(line.split(b":", 1)[1].strip() for line in request.split(b"\r\n") if line.lower().startswith(b"sec-websocket-key:"))
     accept = base64.b64encode(hashlib.sha1(key + GUID).digest())
-    writer.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+    protocol = b"Sec-WebSocket-Protocol: huddle.v1\r\n" if SILENT else b""
+    writer.write(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" + protocol + b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+    if SILENT:
+        while await reader.read(65536):
+            pass
+        writer.close()
+        return
     clients.append(writer)
     try:
         while True:
@@ -104,3 +115,4 @@ async def main():
 
 asyncio.run(main())
 """#
+
