@@ -25,7 +25,8 @@ public enum CoreErrorCode: String, Sendable, CaseIterable, Codable {
     case alreadyAuthenticated = "already_authenticated"
     case invalidCredentials = "invalid_credentials"
     case tooManyAttempts = "too_many_attempts"
-    /// A server-wide bound is full (password hashes waiting); has `retry_after_ms`.
+    /// A server-wide bound is full (password hashes waiting), or a `publish` while a reader of
+    /// the channel is behind (protocol.md, "Backpressure"); has `retry_after_ms`.
     case busy = "busy"
     case invalidToken = "invalid_token"
     case tokenExpired = "token_expired"

@@ -5,6 +5,7 @@ extension HuddleCore {
     /// user's presence (the last one starts the grace period). Unknown connections are ignored,
     /// so the server's `connectionClosed` after a core-initiated close is harmless.
     func forget(_ connection: ConnectionRef, at time: Int64) {
+        readersBehind.remove(connection)
         guard let state = connections.close(connection) else { return }
         subscriptions.removeAll(of: connection)
         for login in state.pendingLogins {

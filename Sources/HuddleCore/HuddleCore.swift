@@ -12,6 +12,9 @@ public final class HuddleCore {
 
     var connections = ConnectionRegistry()
     var subscriptions = Subscriptions()
+    /// Connections whose write queue is behind while they still read (the server reports each
+    /// change): publishes to their channels are refused `busy` until they catch up.
+    var readersBehind = Set<ConnectionRef>()
     var presence: PresenceTracker
     var loginThrottle: LoginThrottle
     var friendRequestThrottle: FriendRequestThrottle

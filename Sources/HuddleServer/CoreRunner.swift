@@ -117,6 +117,12 @@ final class CoreRunner: @unchecked Sendable {
         }
     }
 
+    /// A connection fell behind or caught up (protocol.md, "Backpressure"); in the connection's
+    /// order with its requests, so its `connectionClosed` comes after.
+    func readerBehindChanged(_ ref: ConnectionRef, behind: Bool) {
+        loop.execute { [self] in core.readerBehindChanged(ref, behind: behind) }
+    }
+
     /// Queues an HTTP API request, answered to `connection` on `loopIndex`.
     func submitAPI(op: String, from connection: ConnectionRef, _ makeRequest: @escaping @Sendable (String) -> CoreRequest) {
         let submitted = MonotonicClock.nanoseconds()

@@ -13,6 +13,7 @@ final class LoopContext: @unchecked Sendable {
     let deflateOptions: PerMessageDeflateServerOptions
     let tlsContext: TLSContext?
     let metrics: ServerMetrics
+    let backpressure: BackpressureRule
     /// The HTTP API on this loop, when an API key is configured.
     var httpAPI: HTTPAPI?
     /// The photo endpoints on this loop (always on: users authenticate with their session token).
@@ -35,6 +36,7 @@ final class LoopContext: @unchecked Sendable {
         self.loop = loop
         self.metrics = metrics
         self.configuration = configuration
+        backpressure = BackpressureRule(maxOutboundBytes: configuration.maxOutboundBytes)
         self.tlsContext = tlsContext
         var logger = logger
         logger[metadataKey: "loop"] = "\(loop.index)"

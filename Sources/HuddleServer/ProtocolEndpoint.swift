@@ -140,6 +140,13 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         return session.forwarded - session.answered + session.waiting.count + (session.pendingSignIn == 0 ? 1 : 0)
     }
 
+    /// The core refuses publishes to this reader's channels while it is behind; its
+    /// `connectionClosed` clears that.
+    func connectionBehindChanged(_ connection: Connection) {
+        guard let session = connection.endpointState as? Session else { return }
+        runner.readerBehindChanged(ConnectionRef(loop: loopIndex, serial: session.serial), behind: connection.isBehind)
+    }
+
     /// Gives an HTTP API caller a serial so its response can find it.
     func register(_ connection: Connection) -> UInt64 {
         nextSerial += 1

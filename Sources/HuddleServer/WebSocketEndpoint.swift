@@ -15,6 +15,9 @@ protocol WebSocketEndpoint: AnyObject {
     /// Requests read from `connection` and not answered yet: shutdown closes the connection
     /// (1001) once there are none.
     func requestsUnanswered(_ connection: Connection) -> Int
+    /// The connection's `isBehind` changed: publishers to it should wait, or may go on
+    /// (protocol.md, "Backpressure"). A connection closed while behind is only `connectionClosed`.
+    func connectionBehindChanged(_ connection: Connection)
 }
 
 enum EndpointAcceptance {
@@ -27,4 +30,7 @@ extension WebSocketEndpoint {
     func accept(_ request: WebSocketHandshake.Request) -> EndpointAcceptance { .accept(subprotocol: nil) }
     /// Raw endpoints answer (echo, fan out) as they read.
     func requestsUnanswered(_ connection: Connection) -> Int { 0 }
+
+    /// Endpoints without publishers (`/echo`) have nobody to hold back.
+    func connectionBehindChanged(_ connection: Connection) {}
 }

@@ -108,6 +108,33 @@ final class ProtocolClient {
         try sendBatch(requests).map { try reply(to: $0) }
     }
 
+    /// Reads the replies to `requests` (sent with ids `ids`) and sends again, after the
+    /// `retry_after_ms` the server asked for, those refused `busy` or `rate_limited` (they
+    /// stored nothing), until every one succeeded. Any other failure throws.
+    func settle(_ ids: [String], _ requests: [(String, JSONObject)]) throws {
+        var ids = ids, requests = requests
+        let giveUp = Date().addingTimeInterval(60)
+        while !ids.isEmpty {
+            guard Date() < giveUp else { throw TestFailure("\(ids.count) requests still refused after 60 s") }
+            var again: [(String, JSONObject)] = []
+            var wait = 0
+            for (id, request) in zip(ids, requests) {
+                let reply = try reply(to: id)
+                if JSON.bool(reply["ok"]) == true { continue }
+                let error = reply["error"] as? JSONObject
+                guard let code = error?["code"] as? String, code == "busy" || code == "rate_limited" else {
+                    throw TestFailure("\(request.0) failed: \(JSON.text(reply))")
+                }
+                wait = max(wait, JSON.int(error?["retry_after_ms"]) ?? 0)
+                again.append(request)
+            }
+            guard !again.isEmpty else { return }
+            usleep(useconds_t(wait) * 1000)  // the pause the server asked for
+            ids = try sendBatch(again)
+            requests = again
+        }
+    }
+
     /// The result of a request that must succeed.
     @discardableResult
     func ok(_ op: String, _ fields: JSONObject = [:]) throws -> JSONObject {
@@ -319,6 +346,15 @@ final class ProtocolClient {
         let client = try ProtocolClient(port: port)
         let token = try client.signup(name)
         return (client, token)
+    }
+
+    /// A connection signed in with `token` and subscribed to `channel`, with a tiny receive
+    /// buffer: once it stops reading, the server's writes to it back up at once.
+    static func slowSubscriber(_ channel: String, token: String, port: Int) throws -> ProtocolClient {
+        let client = try ProtocolClient(port: port, credential: .header(token), receiveTimeout: 20, receiveBufferSize: 4096)
+        _ = try client.nextEvent("session")
+        try client.subscribe(channel)
+        return client
     }
 
     /// A new connection authenticated with `token` through the `auth` op.
