@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+
+/// The SDK and the web app in headless Chromium (Debian's `chromium`, installed by .ci/run),
+/// driven over the DevTools protocol by node:test files in clients/js/test/browser. They start
+/// servers of their own (to kill -9 and restart them); screenshots go under .build/screenshots.
+@Suite(.serialized) struct BrowserTests {
+    static var chromium: String { ProcessInfo.processInfo.environment["HUDDLE_CHROMIUM"] ?? "/usr/bin/chromium" }
+    static var screenshots: URL { PythonClients.packageRoot.appendingPathComponent(".build/screenshots") }
+
+    @Test(arguments: ["sdk.browser.test.js", "app.browser.test.js"])
+    func passesInChromium(file: String) async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.chromium), "no Chromium at \(Self.chromium): .ci/run installs Debian's chromium")
+        let server = try await startHuddle()
+        let output = try await runProcess("/usr/bin/env", [
+            "HUDDLE_URL=\(server.url)", "HUDDLE_BINARY=\(ServerProcess.binary.path)", "HUDDLE_CHROMIUM=\(Self.chromium)",
+            "HUDDLE_SCREENSHOTS=\(Self.screenshots.path)",
+            "node", "--experimental-websocket", "--test", "--test-reporter=spec",
+            JavaScriptSDKTests.sdkDirectory.appendingPathComponent("test/browser/\(file)").path,
+        ], timeout: 600)
+        #expect(output.status == 0, "node --test \(file) failed:\n\(output.stdout)\(output.stderr)")
+        #expect(output.stdout.contains("fail 0"), "\(output.stdout)")
+        #expect(try await server.stop() == 0)
+    }
+}
