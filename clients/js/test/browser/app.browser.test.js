@@ -66,6 +66,13 @@ test('two users: sign up, befriend, chat, Coffee, feed, clock, memories, restart
   await alice.goto(app);
   await bob.goto(app);
   await alice.waitFor(`document.querySelector('#connection').textContent === 'Connected'`, 'alice connected');
+  // The first load: every HTTP request and its bytes on the wire (the WebSocket aside).
+  const load = await alice.eval(`[...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]
+    .filter((e) => !e.name.startsWith('ws')).map((e) => ({ name: new URL(e.name).pathname, bytes: e.transferSize }))`);
+  const bytes = load.reduce((sum, e) => sum + e.bytes, 0);
+  console.log(`first load: ${load.length} requests, ${bytes} bytes: ${load.map((e) => `${e.name} ${e.bytes}`).join(', ')}`);
+  assert.deepEqual(load.map((e) => e.name).sort(), ['/app/', '/app/app.css', '/app/app.js', '/sdk/huddle.js']);
+  assert.ok(bytes < 100_000, `first load of ${bytes} bytes`);
   await shot(alice, '01-sign-in-phone');
   // A display name with markup is refused by the server's username rules and shown as text.
   await submit(alice, '#signup-form', { username: XSS, email: 'x@example.com', password: 'correct horse battery' });
