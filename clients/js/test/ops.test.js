@@ -2,7 +2,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { HuddleClient, HuddleError } from '../huddle.js';
-import { makeClient, signedUp, befriend, nextEvent, collect, until, uniqueName, stopClients, MemoryStorage, serverURL } from './support.js';
+import { makeClient, signedUp, befriend, nextEvent, collect, until, uniqueName, stopClients, MemoryStorage, serverURL } from './clients.js';
 
 after(stopClients);
 

@@ -131,6 +131,7 @@ test('two users: sign up, befriend, chat, Coffee, feed, clock, memories, restart
   assert.equal(await bob.eval(`document.querySelector('#chat-input').value`), 'half-typed');
   await submit(bob, '#chat-form', { text: 'after the restart' });
   await alice.waitFor(`document.querySelector('#messages').textContent.includes('after the restart')`, 'bob\'s message after the restart');
+  await bob.waitFor(`!document.querySelector('#messages li.pending') && document.querySelector('#messages').textContent.includes('after the restart')`, 'bob\'s own message confirmed');
   const expected = ['hello bob', 'hi alice', XSS, 'sent while the server was down', 'after the restart'];
   assert.deepEqual(await messageTexts(alice), expected);
   assert.deepEqual(await messageTexts(bob), expected);
