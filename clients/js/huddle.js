@@ -328,7 +328,7 @@ export class HuddleClient {
       this.transmit(this.makeRequest('ping', {}, { internal: true }));
     }
     for (const request of this.inFlight.values()) {
-      if (request.deadline <= now) {
+      if (!request.keyed && request.deadline <= now) {
         this.inFlight.delete(request.id);
         request.reject(new HuddleError('timeout', `no reply to ${request.op} within ${this.requestTimeoutMs} ms`));
       }
@@ -342,7 +342,10 @@ export class HuddleClient {
     const key = IDEMPOTENCY_KEYS[op];
     if (key && request.args[key] === undefined) request.args[key] = makeClientId();
     if (key && request.args[key] === null) delete request.args[key]; // the caller opted out of the key
-    request.resend = resend ?? (SAFE_TO_REPEAT.has(op) || (key !== undefined && request.args[key] !== undefined));
+    // A keyed write is the outbox's: it waits for a connection and its reply however long it
+    // takes (a dead connection is found by the heartbeat), since giving up could not undo it.
+    request.keyed = key !== undefined && request.args[key] !== undefined;
+    request.resend = resend ?? (SAFE_TO_REPEAT.has(op) || request.keyed);
     request.promise = new Promise((resolve, reject) => { request.resolve = resolve; request.reject = reject; });
     request.promise.catch(() => {}); // internal requests are not awaited
     return request;
@@ -362,6 +365,14 @@ export class HuddleClient {
     if (this.state === 'ready') { this.transmit(request); return; }
     if (this.queued.length >= this.maxQueued) { request.reject(new HuddleError('overloaded', 'too many requests waiting for a connection')); return; }
     this.queued.push(request);
+    if (!request.keyed && !request.internal) {
+      setTimeout(() => {
+        const index = this.queued.indexOf(request);
+        if (index < 0) return;
+        this.queued.splice(index, 1);
+        request.reject(new HuddleError('timeout', `no connection for ${request.op} within ${this.requestTimeoutMs} ms`));
+      }, this.requestTimeoutMs);
+    }
   }
 
   transmit(request) {

@@ -20,7 +20,7 @@ export function makeClient(options = {}) {
   const client = new HuddleClient({
     url: serverURL,
     reconnect: { initialDelayMs: 20, maxDelayMs: 300 },
-    heartbeat: { pingAfterMs: 2000, deadAfterMs: 6000 },
+    heartbeat: { pingAfterMs: 2000, deadAfterMs: 15000 },
     requestTimeoutMs: 20000,
     ...options,
   });

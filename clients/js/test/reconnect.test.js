@@ -119,6 +119,27 @@ test('a write without a key fails with connection_lost instead of being repeated
   }
 });
 
+test('while no server answers, a read times out but a keyed write waits in the outbox until one does', async () => {
+  const proxy = await Proxy.start(serverPort);
+  try {
+    const client = await signedUp('ob', { url: proxy.url, requestTimeoutMs: 300 });
+    const room = `room:${uniqueName('wait')}`;
+    proxy.retarget(1); // nothing listens there: every attempt fails
+    proxy.cut();
+    await until(() => client.state !== 'ready', 'the drop');
+    let settled = false;
+    const write = client.publish(room, { text: 'kept' }).finally(() => { settled = true; });
+    await assert.rejects(client.friends(), { code: 'timeout' });
+    assert.equal(settled, false);
+    proxy.retarget(serverPort);
+    const result = await write;
+    assert.equal(result.offset, 1);
+    assert.deepEqual((await client.history(room)).publications.map((p) => p.data.text), ['kept']);
+  } finally {
+    proxy.close();
+  }
+});
+
 test('a connection that goes silent is found dead by the heartbeat and replaced', async () => {
   const proxy = await Proxy.start(serverPort);
   try {

@@ -25,7 +25,7 @@ before(async () => {
     window.sent = [];
     window.RecordingWebSocket = class extends WebSocket { send(text) { sent.push(JSON.parse(text)); super.send(text); } };
     window.make = async (prefix, url) => {
-      const client = new sdk.HuddleClient({ url, reconnect: { initialDelayMs: 20, maxDelayMs: 300 }, heartbeat: { pingAfterMs: 2000, deadAfterMs: 6000 } });
+      const client = new sdk.HuddleClient({ url, reconnect: { initialDelayMs: 20, maxDelayMs: 300 }, heartbeat: { pingAfterMs: 2000, deadAfterMs: 15000 } });
       await client.start();
       const username = prefix + Math.random().toString(36).slice(2, 10);
       await client.signup({ username, email: username + '@example.com', password: 'correct horse battery' });
