@@ -11,15 +11,8 @@ import Testing
     @Test(arguments: ["node-files.browser.test.js", "sdk.browser.test.js", "app.browser.test.js"])
     func passesInChromium(file: String) async throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.chromium), "no Chromium at \(Self.chromium): .ci/run installs Debian's chromium")
-        let server = try await startHuddle()
-        let output = try await runProcess("/usr/bin/env", [
-            "HUDDLE_URL=\(server.url)", "HUDDLE_BINARY=\(ServerProcess.binary.path)", "HUDDLE_CHROMIUM=\(Self.chromium)",
-            "HUDDLE_SCREENSHOTS=\(Self.screenshots.path)",
-            "node", "--experimental-websocket", "--test", "--test-reporter=spec",
-            JavaScriptSDKTests.sdkDirectory.appendingPathComponent("test/browser/\(file)").path,
-        ], timeout: 600)
-        #expect(output.status == 0, "node --test \(file) failed:\n\(output.stdout)\(output.stderr)")
-        #expect(output.stdout.contains("fail 0"), "\(output.stdout)")
-        #expect(try await server.stop() == 0)
+        try await JavaScriptSDKTests.runNodeTests(
+            "test/browser/\(file)", environment: ["HUDDLE_CHROMIUM=\(Self.chromium)", "HUDDLE_SCREENSHOTS=\(Self.screenshots.path)"],
+            timeout: 600)
     }
 }

@@ -1,5 +1,6 @@
 // Test support for Node: everything in clients.js, plus the huddle binary the restart tests
 // run themselves and a TCP proxy that can cut or silence connections.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
@@ -7,6 +8,16 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, normalize } from 'node:path';
 
 export * from './clients.js';
+
+/** The outbox's promise: `publishes` (what the writer sent) is one write sent twice with one
+ * key, and the channel holds it once, as `watcher` saw it live (`stored`) and in history. */
+export async function assertSentTwiceStoredOnce(publishes, watcher, room, stored) {
+  assert.equal(publishes.length, 2);
+  assert.equal(publishes[0].client_id, publishes[1].client_id);
+  const history = await watcher.history(room);
+  assert.deepEqual(history.publications.map((p) => p.data.text), ['once']);
+  assert.equal(stored.length, 1);
+}
 
 /** The huddle binary, for tests that kill and restart their own server. */
 export const binary = process.env.HUDDLE_BINARY;
