@@ -39,11 +39,13 @@ let package = Package(
         .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
         // The client library: WebSocket connections over HuddleIO (many per loop), TLS, deflate.
         .target(name: "HuddleClient", dependencies: ["HuddleIO", "HuddleWebSocket", "HuddleProtocol"]),
+        // The web app and the JavaScript SDK's file, embedded as bytes (served at /app/ and /sdk/).
+        .target(name: "HuddleWebApp", resources: [.embedInCode("Files")]),
         // Wires connections, endpoints and limits together.
         .target(
             name: "HuddleServer",
             dependencies: [
-                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore",
+                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore", "HuddleWebApp",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -352,6 +352,17 @@ final class Connection: EventHandler, Flushable {
             }
             return
         }
+        if let staticFiles = context.staticFiles, StaticFiles.claims(head.path), !WebSocketHandshake.isUpgradeRequest(head) {
+            switch staticFiles.respond(to: head) {
+            case .file(let status, let headers, let contentType, let body, let omitBody)?:
+                respond(status: status, headers: headers, contentType: contentType, body: body, omitBody: omitBody)
+            case .methodNotAllowed?:
+                respond(status: 405, headers: [("Allow", "GET, HEAD")], body: "method not allowed")
+            case nil:
+                respond(status: 404, body: "no such file: \(head.path)")
+            }
+            return
+        }
         guard let endpoint = context.endpoint(for: head.path) else {
             context.logger.debug("unknown path", metadata: ["peer": "\(peer)", "path": "\(head.path)"])
             respond(status: 404, body: "no such endpoint: \(head.path)")

@@ -18,6 +18,8 @@ final class LoopContext: @unchecked Sendable {
     var httpAPI: HTTPAPI?
     /// The photo endpoints on this loop (always on: users authenticate with their session token).
     var photoAPI: PhotoAPI?
+    /// The web app and the SDK (/app/, /sdk/huddle.js); nil with `--no-web-app`.
+    let staticFiles: StaticFiles?
     private var endpoints: [String: any WebSocketEndpoint] = [:]
     private(set) var connections = SlottedList<Connection>(slot: \.slot)
     private let pendingFlushes = PendingFlushes<Connection>()
@@ -38,6 +40,7 @@ final class LoopContext: @unchecked Sendable {
         self.configuration = configuration
         backpressure = BackpressureRule(maxOutboundBytes: configuration.maxOutboundBytes)
         self.tlsContext = tlsContext
+        staticFiles = configuration.webApp ? StaticFiles() : nil
         var logger = logger
         logger[metadataKey: "loop"] = "\(loop.index)"
         self.logger = logger

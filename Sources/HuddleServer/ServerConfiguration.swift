@@ -14,6 +14,8 @@ public struct ServerConfiguration: Sendable {
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
 
+    /// Serves the web app at `/app/` and the JavaScript SDK at `/sdk/huddle.js` (`--no-web-app` turns both off).
+    public var webApp: Bool = true
     /// Enables the raw `/echo` and `/broadcast` endpoints used for conformance and benchmarks.
     public var benchEndpoints: Bool = false
     /// Largest message (after reassembly and decompression) the bench endpoints accept.

@@ -25,6 +25,8 @@ struct Serve: ParsableCommand {
     @Option(help: "Port for wss:// (needs --tls-cert and --tls-key).") var tlsPort: Int?
     @Option(help: "PEM certificate chain for wss://.") var tlsCert: String?
     @Option(help: "PEM private key for wss://.") var tlsKey: String?
+    @Flag(inversion: .prefixedNo, help: "Serve the web app at /app/ and the JavaScript SDK at /sdk/huddle.js.")
+    var webApp = true
     @Flag(help: "Serve the raw /echo and /broadcast endpoints (conformance and benchmarks).")
     var bench = false
     @Option(help: "Largest message in bytes the /echo and /broadcast endpoints accept.")
@@ -142,6 +144,7 @@ struct Serve: ParsableCommand {
         config.tlsCertificatePath = tlsCert
         config.tlsKeyPath = tlsKey
         config.benchEndpoints = bench
+        config.webApp = webApp
         config.benchMaxMessageSize = maxMessageSize
         config.permessageDeflate = compression
         config.pingIntervalMilliseconds = pingInterval * 1000
