@@ -14,10 +14,10 @@ final class ChildProcess: @unchecked Sendable {
     init(_ executable: URL, _ arguments: [String]) throws {
         process.executableURL = executable
         process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+        let pipe = try OutputPipe()
+        process.standardOutput = pipe.writing
+        process.standardError = pipe.writing
+        pipe.reading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
             guard let self else { return }
             if data.isEmpty {
@@ -28,6 +28,8 @@ final class ChildProcess: @unchecked Sendable {
             output.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
+        // The child has its copy; the end of file comes once it (and only it) is gone.
+        try pipe.writing.close()
     }
 
     deinit {
