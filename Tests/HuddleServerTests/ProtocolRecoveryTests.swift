@@ -214,7 +214,7 @@ import Testing
             // Every reply above was ok, so every change is on disk (--fsync always).
             if signal == "SIGKILL" {
                 kill(server.process.processIdentifier, SIGKILL)
-                server.process.waitUntilExit()
+                waitForExitAfterKill(server.process)
             } else {
                 server.process.terminate()
                 #expect(try alice.closeCode() == .goingAway)

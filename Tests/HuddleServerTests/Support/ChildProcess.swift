@@ -35,3 +35,12 @@ func runChildToCompletion(_ executable: String, _ arguments: [String], timeout: 
     let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
     return (process.terminationStatus, text)
 }
+
+/// Waits for a process sent SIGKILL to be reaped, polling instead of `waitUntilExit`: that spins
+/// a run loop on the calling thread, and on one of the cooperative pool's threads (two, on two
+/// cores) it can stall every test of the run. A SIGKILL takes effect at once; the bound only
+/// keeps a lost exit notification from hanging the run.
+func waitForExitAfterKill(_ process: Process, timeout: Double = 30) {
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning, Date() < deadline { usleep(10_000) }
+}

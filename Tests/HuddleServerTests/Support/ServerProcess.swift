@@ -51,8 +51,6 @@ final class ServerProcess: @unchecked Sendable {
             all += ["--tls-port", "0", "--tls-cert", tls.serverCertificate.path, "--tls-key", tls.serverKey.path]
         }
         all += arguments
-        process.executableURL = Self.binary
-        process.arguments = all
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-server-\(UUID().uuidString).log")
         guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
             throw TestFailure("cannot create \(logFile.path)")
@@ -62,7 +60,7 @@ final class ServerProcess: @unchecked Sendable {
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
         defer { try? stderr.close() }
-        try process.run()
+        try await ServerLauncher.shared.run(process, executable: Self.binary, arguments: all)
         try await waitForLog("url=ws://", timeout: 20)
         port = try parsePort(scheme: "ws")
         if tls != nil {
