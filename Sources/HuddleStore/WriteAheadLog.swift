@@ -83,7 +83,7 @@ public final class WriteAheadLog {
         do {
             opened = try Self.recover(directory: directory, snapshotSequence: snapshotSequence, report: &report)
         } catch {
-            FileIO.close(lockFD)
+            Self.unlock(lockFD)
             throw error
         }
         self.directory = directory
@@ -102,7 +102,7 @@ public final class WriteAheadLog {
     deinit {
         if condition != .closed {
             FileIO.close(activeFD)
-            FileIO.close(lockFD)
+            Self.unlock(lockFD)
         }
     }
 
@@ -224,7 +224,7 @@ public final class WriteAheadLog {
         guard condition != .closed else { return }
         defer {
             FileIO.close(activeFD)
-            FileIO.close(lockFD)
+            Self.unlock(lockFD)
             condition = .closed
         }
         if condition == .writable {
@@ -316,6 +316,16 @@ public final class WriteAheadLog {
             throw StoreError.system(call: "flock", path: path, errno: code)
         }
         return fd
+    }
+
+    /// Releases the directory with an explicit LOCK_UN before the close. A flock belongs to the
+    /// open file description, and a child forked by any thread of this process (a server
+    /// starting a program, a test process starting servers) holds a copy of it until its exec
+    /// or exit: a bare close would leave the directory locked for that long, and a reopen in
+    /// between would be refused as "in use by another open log".
+    private static func unlock(_ lockFD: Int32) {
+        _ = flock(lockFD, LOCK_UN)
+        FileIO.close(lockFD)
     }
 
     /// Creates a segment that is complete from the moment its name exists: header written and

@@ -260,7 +260,16 @@ import Testing
         let started = Date()
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(reader.fd, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
+            guard count > 0 else {
+                // The response ends with the server's close; a failed read (a reset, or our
+                // receive timeout) is another failure, and the server's last lines tell which.
+                if count < 0 {
+                    let code = errno
+                    let tail = server.logText.split(separator: "\n").suffix(20).joined(separator: "\n")
+                    Issue.record("the read failed with errno \(code) after \(received.count) bytes; server log ends:\n\(tail)")
+                }
+                break
+            }
             received += buffer[0..<count]
             try await Task.sleep(for: .milliseconds(40))
         }

@@ -54,6 +54,45 @@ final class TemporaryDirectory {
     }
 }
 
+/// A child process forked from this one that only waits to be released: until then it holds a
+/// copy of every descriptor open at the fork, as a child between fork and exec does. Released
+/// at the latest when the value goes away (a failing test leaves no child behind).
+final class ForkedChild {
+    private let pid: pid_t
+    private var releaseFD: Int32
+
+    init() throws {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { throw StoreError.system(call: "pipe", path: "", errno: errno) }
+        let pid = fork()
+        if pid == 0 {
+            // Only async-signal-safe calls between fork and _exit (the parent has other threads).
+            Glibc.close(ends[1])
+            var byte: UInt8 = 0
+            _ = Glibc.read(ends[0], &byte, 1)  // end of file once the parent closes its end
+            _exit(0)
+        }
+        Glibc.close(ends[0])
+        guard pid > 0 else {
+            Glibc.close(ends[1])
+            throw StoreError.system(call: "fork", path: "", errno: errno)
+        }
+        self.pid = pid
+        releaseFD = ends[1]
+    }
+
+    deinit { release() }
+
+    /// Lets the child exit and reaps it.
+    func release() {
+        guard releaseFD >= 0 else { return }
+        Glibc.close(releaseFD)
+        releaseFD = -1
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+}
+
 /// An independent bitwise CRC-32 (ISO-HDLC, as zlib's), so format tests check the bytes against
 /// the specification rather than against the code under test.
 func referenceCRC32(_ bytes: [UInt8]) -> UInt32 {

@@ -189,6 +189,27 @@ import Testing
         try second.close()
     }
 
+    /// A child forked while the log is open holds copies of its descriptors — the lock's too —
+    /// until it execs (or exits); a server starting a program, or a test process starting
+    /// servers, forks at any moment. The log's close must release the directory all the same:
+    /// the lock goes with the log, not with the last copy of the descriptor.
+    @Test func aClosedLogUnlocksItsDirectoryWhileAForkedChildHoldsItsDescriptors() throws {
+        let directory = TemporaryDirectory()
+        let closed = try WriteAheadLog(directory: directory.path, syncPolicy: .always)
+        var child = try ForkedChild()
+        try closed.close()
+        try WriteAheadLog(directory: directory.path, syncPolicy: .always).close()
+        child.release()
+
+        // A log dropped without close (the server's error paths) lets go of the lock the same way.
+        child = try {
+            let dropped = try WriteAheadLog(directory: directory.path, syncPolicy: .always)
+            return try withExtendedLifetime(dropped) { try ForkedChild() }
+        }()
+        try WriteAheadLog(directory: directory.path, syncPolicy: .always).close()
+        child.release()
+    }
+
     @Test func aClosedLogRefusesWrites() throws {
         let directory = TemporaryDirectory()
         let log = try WriteAheadLog(directory: directory.path, syncPolicy: .never)

@@ -32,29 +32,31 @@ final class DurableServer: @unchecked Sendable {
     }
 
     /// Starts the server; `fileSizeBlocks` runs it under `ulimit -f` (512-byte blocks in dash).
-    private init(_ arguments: [String], dataDirectory: URL, fileSizeBlocks: Int?) throws {
+    private init(_ arguments: [String], dataDirectory: URL, fileSizeBlocks: Int?) async throws {
         self.dataDirectory = dataDirectory
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-log-\(UUID().uuidString).txt")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let all = Self.baseArguments(dataDirectory: dataDirectory) + arguments
+        let executable: URL
+        let executableArguments: [String]
         if let blocks = fileSizeBlocks {
             // exec keeps the pid: the Process's pid is the server's, so SIGKILL reaches it.
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            executable = URL(fileURLWithPath: "/bin/sh")
             let quoted = ([Self.binary.path] + all).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-            process.arguments = ["-c", "ulimit -f \(blocks) && exec " + quoted.joined(separator: " ")]
+            executableArguments = ["-c", "ulimit -f \(blocks) && exec " + quoted.joined(separator: " ")]
         } else {
-            process.executableURL = Self.binary
-            process.arguments = all
+            executable = Self.binary
+            executableArguments = all
         }
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try await ServerLauncher.shared.run(process, executable: executable, arguments: executableArguments)
     }
 
     /// Starts a server and waits until it listens or exits.
     static func launch(_ arguments: [String] = [], dataDirectory: URL, fileSizeBlocks: Int? = nil, timeout: Double = 30) async throws -> Start {
-        let server = try DurableServer(arguments, dataDirectory: dataDirectory, fileSizeBlocks: fileSizeBlocks)
+        let server = try await DurableServer(arguments, dataDirectory: dataDirectory, fileSizeBlocks: fileSizeBlocks)
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let log = server.logText

@@ -9,7 +9,13 @@ final class ServerProcess: @unchecked Sendable {
     let process = Process()
     private(set) var port = 0
     private(set) var tlsPort: Int?
-    private let log = Mutex("")
+    /// The server's stderr goes to a file, not a pipe. Once the process has exited, every line
+    /// it wrote is in the file; a pipe's reader, a thread of its own, may still be behind under
+    /// load (a test then misses the last lines, the ones a shutdown writes), and waiting for the
+    /// pipe's end instead can hang: a child started at the same moment by another thread may
+    /// have inherited the write end (see `runChildToCompletion`).
+    private let logFile: URL
+    private let log: Mutex<LogTail>
 
     static var binary: URL {
         // The test bundle runs from the build products directory, next to the huddle executable.
@@ -46,17 +52,16 @@ final class ServerProcess: @unchecked Sendable {
             all += ["--tls-port", "0", "--tls-cert", tls.serverCertificate.path, "--tls-key", tls.serverKey.path]
         }
         all += arguments
-        process.executableURL = Self.binary
-        process.arguments = all
-        let stderr = Pipe()
+        logFile = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-server-\(UUID().uuidString).log")
+        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
+            throw TestFailure("cannot create \(logFile.path)")
+        }
+        log = Mutex(try LogTail(path: logFile.path))
+        let stderr = try FileHandle(forWritingTo: logFile)
         process.standardError = stderr
         process.standardOutput = FileHandle.nullDevice
-        stderr.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
-            self.append(String(decoding: data, as: UTF8.self))
-        }
-        try process.run()
+        defer { try? stderr.close() }
+        try await ServerLauncher.shared.run(process, executable: Self.binary, arguments: all)
         try await waitForLog("url=ws://", timeout: 20)
         port = try parsePort(scheme: "ws")
         if tls != nil {
@@ -71,15 +76,13 @@ final class ServerProcess: @unchecked Sendable {
         // needs no waiting, and removing the directory is safe while the process dies.
         if !process.hasExited { kill(process.processIdentifier, SIGKILL) }
         if ownsDataDirectory { try? FileManager.default.removeItem(at: dataDirectory) }
+        try? FileManager.default.removeItem(at: logFile)
     }
 
     var url: String { "ws://127.0.0.1:\(port)" }
     var tlsURL: String { "wss://127.0.0.1:\(tlsPort ?? 0)" }
-    var logText: String { log.withLock { $0 } }
-
-    private func append(_ text: String) {
-        log.withLock { $0 += text }
-    }
+    /// Everything the server has logged so far.
+    var logText: String { log.withLock { $0.readNew() } }
 
     /// Waits until the server's log contains `needle`.
     func waitForLog(_ needle: String, timeout: Double = 5) async throws {
@@ -132,4 +135,27 @@ final class ServerProcess: @unchecked Sendable {
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// The server's log file, read on demand from where the last read stopped.
+private struct LogTail: ~Copyable {
+    private let fd: Int32
+    private var bytes: [UInt8] = []
+
+    init(path: String) throws {
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw TestFailure("cannot open \(path): errno \(errno)") }
+    }
+
+    deinit { close(fd) }
+
+    mutating func readNew() -> String {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }
