@@ -1,0 +1,32 @@
+import Testing
+@testable import huddle_chat
+
+/// Which connection failures huddle-chat stops on, and which it keeps retrying (a server that
+/// is down or restarting must never be given up on).
+@Suite struct ConnectionTroubleTests {
+    @Test func failuresRetryingCannotFixHaveAHint() throws {
+        let untrusted = try #require(ConnectionTrouble(reason: "TLS handshake: error:0A000086:SSL routines::certificate verify failed (unable to get local issuer certificate)"))
+        #expect(untrusted.hint.contains("--ca FILE") && untrusted.hint.contains("--insecure"))
+        let plainPort = try #require(ConnectionTrouble(reason: "TLS handshake: error:0A00010B:SSL routines::wrong version number"))
+        #expect(plainPort.hint.contains("use ws://"))
+    }
+
+    @Test func anOutageIsRetried() {
+        for reason in [
+            "cannot connect to 127.0.0.1:8080: Connection refused", "the server is going away: server shutting down",
+            "the connection dropped", "no open connection within 10000 ms (connecting)", "Connection reset by peer",
+        ] {
+            #expect(ConnectionTrouble(reason: reason) == nil, "\(reason)")
+        }
+    }
+
+    /// A TLS port resets a plain upgrade, as a restarting server may: only a run of them, on
+    /// ws://, before the server was ever reached, is taken for the wrong scheme.
+    @Test func aHangUpIsTheWrongSchemeOnlyWhenItRepeats() {
+        let reset = "Connection reset by peer"
+        #expect(ConnectionTrouble(repeatedReason: reset, times: ConnectionTrouble.repeatsForHangUps - 1, secure: false) == nil)
+        #expect(ConnectionTrouble(repeatedReason: reset, times: ConnectionTrouble.repeatsForHangUps, secure: true) == nil)
+        #expect(ConnectionTrouble(repeatedReason: reset, times: ConnectionTrouble.repeatsForHangUps, secure: false)?.hint.contains("use wss://") == true)
+        #expect(ConnectionTrouble(repeatedReason: "cannot connect to 127.0.0.1:8080: Connection refused", times: 50, secure: false) == nil)
+    }
+}
