@@ -50,10 +50,10 @@ final class ChatApp {
     /// newest offset shown: at end of input the echoes are waited for, not cut off.
     private var awaitedEchoes: [String: UInt64] = [:]
     private var shownOffsets: [String: UInt64] = [:]
-    /// The server was reached in this run; until then, how many attempts in a row failed the
-    /// same way (a failure that may be the wrong scheme, or a restart).
+    /// The server was reached in this run; until then, how many attempts in a row were hung
+    /// up on (the wrong scheme, or a restart).
     private var everConnected = false
-    private var sameFailures = (reason: "", count: 0)
+    private var hangUpsInARow = 0
     /// Input ended and the last command ran: quitting once what was sent is answered.
     private var finishing = false
 
@@ -462,9 +462,9 @@ final class ChatApp {
         case .memory(let change, _):
             if !memoryEchoes.isEcho(change) { show(ChatLines.memoryChange(change)) }
         case .reconnecting(let attempt, let delay, let reason):
-            sameFailures = sameFailures.reason == reason ? (reason, sameFailures.count + 1) : (reason, 1)
+            hangUpsInARow = ConnectionTrouble.isHangUp(reason) ? hangUpsInARow + 1 : 0
             if let trouble = ConnectionTrouble(reason: reason)
-                ?? (everConnected ? nil : ConnectionTrouble(repeatedReason: reason, times: sameFailures.count, secure: client.configuration.url.isSecure))
+                ?? (everConnected ? nil : ConnectionTrouble(hangUpsInARow: hangUpsInARow, secure: client.configuration.url.isSecure))
             {
                 display.show("[error] cannot_connect: \(ChatLines.clean(reason)); \(trouble.hint)")
                 connectionFailed = true

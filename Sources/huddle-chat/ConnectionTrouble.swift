@@ -29,14 +29,17 @@ struct ConnectionTrouble: Equatable {
     static let tlsPortUnderPlain = ["invalid http response to the upgrade"]
 
     /// A TLS port hangs up on a plain upgrade (a reset, or a close before any answer), as a
-    /// server does that is restarting: only the same failure, again and again on a server
-    /// never reached in this run, says the scheme is wrong.
-    init?(repeatedReason reason: String, times: Int, secure: Bool) {
-        let text = reason.lowercased()
-        guard !secure, times >= Self.repeatsForHangUps, Self.hangUps.contains(where: text.contains) else { return nil }
+    /// server does that is restarting: only a run of hang-ups on ws://, from a server never
+    /// reached in this run, says the scheme is wrong.
+    init?(hangUpsInARow: Int, secure: Bool) {
+        guard !secure, hangUpsInARow >= Self.hangUpsForWrongScheme else { return nil }
         hint = "the port hangs up on ws://, as a TLS port does: use wss:// (with --ca FILE or --insecure for a private CA)"
     }
 
-    static let hangUps = ["connection reset by peer", "closed the connection during the upgrade"]
-    static let repeatsForHangUps = 3
+    static func isHangUp(_ reason: String) -> Bool {
+        let text = reason.lowercased()
+        return ["connection reset by peer", "closed the connection during the upgrade"].contains(where: text.contains)
+    }
+
+    static let hangUpsForWrongScheme = 3
 }

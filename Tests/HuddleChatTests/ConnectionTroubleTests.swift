@@ -23,10 +23,12 @@ import Testing
     /// A TLS port resets a plain upgrade, as a restarting server may: only a run of them, on
     /// ws://, before the server was ever reached, is taken for the wrong scheme.
     @Test func aHangUpIsTheWrongSchemeOnlyWhenItRepeats() {
-        let reset = "Connection reset by peer"
-        #expect(ConnectionTrouble(repeatedReason: reset, times: ConnectionTrouble.repeatsForHangUps - 1, secure: false) == nil)
-        #expect(ConnectionTrouble(repeatedReason: reset, times: ConnectionTrouble.repeatsForHangUps, secure: true) == nil)
-        #expect(ConnectionTrouble(repeatedReason: reset, times: ConnectionTrouble.repeatsForHangUps, secure: false)?.hint.contains("use wss://") == true)
-        #expect(ConnectionTrouble(repeatedReason: "cannot connect to 127.0.0.1:8080: Connection refused", times: 50, secure: false) == nil)
+        #expect(ConnectionTrouble.isHangUp("Connection reset by peer"))
+        #expect(ConnectionTrouble.isHangUp("the server closed the connection during the upgrade"))
+        #expect(!ConnectionTrouble.isHangUp("cannot connect to 127.0.0.1:8080: Connection refused"))
+        let enough = ConnectionTrouble.hangUpsForWrongScheme
+        #expect(ConnectionTrouble(hangUpsInARow: enough - 1, secure: false) == nil)
+        #expect(ConnectionTrouble(hangUpsInARow: enough, secure: true) == nil)
+        #expect(ConnectionTrouble(hangUpsInARow: enough, secure: false)?.hint.contains("use wss://") == true)
     }
 }
