@@ -10,7 +10,11 @@ final class ChatApp {
     let client: HuddleClient
     let loop: EventLoop
     let display: any ChatDisplay
-    private let configFile: ChatConfigFile
+    private let store: ChatSessionStore
+    /// The signed-in user's settings file (nil while anonymous in a per-user store).
+    private var configFile: ChatConfigFile?
+    /// The store's mark that this process has the signed-in user's session open.
+    private var sessionClaim: Int32 = -1
     private(set) var settings: ChatSettings
     /// The server URL as the settings file records it.
     private let urlText: String
@@ -36,7 +40,22 @@ final class ChatApp {
     /// Who is typing in the open room, until when (interactive prompt).
     private var typingUntil: [String: Int64] = [:]
     private let stopLoop: () -> Void
-    private(set) var exitStatus: Int32 = 0
+    /// Set when the connection cannot be made for good (exit 2).
+    private var connectionFailed = false
+    /// An `[error]` line answered a command or a message (exit 1 in line mode).
+    private var commandFailed = false
+    /// Messages sent whose reply has not come yet.
+    private var unconfirmedSends = 0
+    /// Per room, this device's newest message whose publication is not shown yet, and the
+    /// newest offset shown: at end of input the echoes are waited for, not cut off.
+    private var awaitedEchoes: [String: UInt64] = [:]
+    private var shownOffsets: [String: UInt64] = [:]
+    /// The server was reached in this run; until then, how many attempts in a row were hung
+    /// up on (the wrong scheme, or a restart).
+    private var everConnected = false
+    private var hangUpsInARow = 0
+    /// Input ended and the last command ran: quitting once what was sent is answered.
+    private var finishing = false
 
     /// The newest post known, to show the ones that came while disconnected.
     private var feedCatchUp = FeedCatchUp()
@@ -56,14 +75,23 @@ final class ChatApp {
     static let historyShown = 20
     /// A non-interactive input line longer than this is dropped (memory stays bounded).
     static let maxLineBytes = 64 * 1024
+    /// At end of input, how long messages sent are waited for (their reply and echo).
+    static let answersAwaitedMilliseconds: Int64 = 10_000
+
+    /// 0 done, 1 a command or message failed (line mode), 2 the connection failed for good.
+    var exitStatus: Int32 {
+        if connectionFailed { return 2 }
+        return commandFailed && !display.isInteractive ? 1 : 0
+    }
 
     init(
-        client: HuddleClient, loop: EventLoop, display: any ChatDisplay, configFile: ChatConfigFile, settings: ChatSettings,
+        client: HuddleClient, loop: EventLoop, display: any ChatDisplay, store: ChatSessionStore, configFile: ChatConfigFile?, settings: ChatSettings,
         urlText: String, signedInAs username: String?, stopLoop: @escaping () -> Void
     ) {
         self.client = client
         self.loop = loop
         self.display = display
+        self.store = store
         self.configFile = configFile
         self.settings = settings
         self.urlText = urlText
@@ -75,7 +103,10 @@ final class ChatApp {
         client.onEvent = { [unowned self] event in handle(event) }
         updatePrompt()
         client.start()
-        if username != nil { followSession() }
+        if let username {
+            sessionClaim = store.claim(username)
+            followSession()
+        }
     }
 
     // MARK: Input
@@ -150,7 +181,25 @@ final class ChatApp {
             returned = true
             if !finishedEarly { return }
         }
-        if inputEnded && !busy && waitingLines.isEmpty { quit() }
+        if inputEnded && !busy && waitingLines.isEmpty { finishWhenAnswered() }
+    }
+
+    /// Quits once every message sent has its reply and its echo shown (a piped last message
+    /// prints like the others), or after `answersAwaitedMilliseconds`; a message still without
+    /// a reply then is an error (it may not have been stored).
+    private func finishWhenAnswered() {
+        guard !quitting else { return }
+        if unconfirmedSends == 0 && awaitedEchoes.isEmpty { return quit() }
+        guard !finishing else { return }
+        finishing = true
+        _ = loop.schedule(after: Self.answersAwaitedMilliseconds) { [weak self] in
+            guard let self, !quitting else { return }
+            if unconfirmedSends > 0 {
+                let count = unconfirmedSends == 1 ? "1 message" : "\(unconfirmedSends) messages"
+                show("[error] unconfirmed: \(count) without a reply from the server \(Self.answersAwaitedMilliseconds / 1000) s after the end of input; not known to be sent")
+            }
+            quit()
+        }
     }
 
     private func execute(_ line: String, done: @escaping () -> Void) {
@@ -186,8 +235,18 @@ final class ChatApp {
         // the next command runs; it shows as a message when its publication comes back.
         sendNumber += 1
         let number = sendNumber
+        unconfirmedSends += 1
         client.publish(room, data: .object([("text", .string(text))])) { [unowned self] outcome in
-            if case .failure(let error) = outcome { show(ChatLines.error(error)) }
+            unconfirmedSends -= 1
+            switch outcome {
+            case .failure(let error):
+                show(ChatLines.error(error))
+            case .success(let result):
+                if followed.contains(room), result.offset > shownOffsets[room] ?? 0, result.offset > awaitedEchoes[room] ?? 0 {
+                    awaitedEchoes[room] = result.offset
+                }
+            }
+            if finishing { finishWhenAnswered() }
             if let waiting = unansweredSend, waiting.number == number {
                 unansweredSend = nil
                 done()
@@ -221,10 +280,16 @@ final class ChatApp {
     /// A signup or login succeeded: remember the session and follow the user's channels.
     func signedIn(_ session: HuddleSession) {
         let name = session.user.username
-        let sameUser = settings.username == name
+        // In a per-user store the user's own file, with where their inbox was read up to.
+        let file = store.file(for: name)
+        let previous = file?.path == configFile?.path ? settings : ((try? file?.load()) ?? nil) ?? ChatSettings()
+        let sameUser = previous.username == name
+        configFile = file
+        store.release(sessionClaim)
+        sessionClaim = store.claim(name)
         settings = ChatSettings(
-            url: urlText, username: name, token: session.token ?? settings.token,
-            inboxEpoch: sameUser ? settings.inboxEpoch : nil, inboxOffset: sameUser ? settings.inboxOffset : nil)
+            url: urlText, username: name, token: session.token ?? previous.token,
+            inboxEpoch: sameUser ? previous.inboxEpoch : nil, inboxOffset: sameUser ? previous.inboxOffset : nil)
         saveSettings()
         username = name
         followed = []
@@ -238,7 +303,14 @@ final class ChatApp {
     /// Logged out (or the session was refused): forget the session.
     func signedOut() {
         settings = ChatSettings(url: urlText)
-        saveSettings()
+        if store.isPerServer {
+            configFile?.remove()
+            configFile = store.file(for: nil)
+            store.release(sessionClaim)
+            sessionClaim = -1
+        } else {
+            saveSettings()
+        }
         username = nil
         followed = []
         openRoom = nil
@@ -287,7 +359,7 @@ final class ChatApp {
             case .failure(let error):
                 followed.remove(channel)
                 // A stopped client has said why already (a refused session: signed out).
-                if error != .closed { show(ChatLines.error(error)) }
+                if error != .closed { display.show(ChatLines.error(error)) }
             }
         }
     }
@@ -371,6 +443,7 @@ final class ChatApp {
                 show("[typing] \(ChatLines.clean(user)) is typing in \(ChatLines.clean(channel))")
             }
         case .connected(let user, let resumed):
+            everConnected = true
             show(ChatLines.connected(user))
             if let user, user.username != username {
                 signedIn(HuddleSession(user: user, token: nil, expiresAt: 0))
@@ -389,7 +462,19 @@ final class ChatApp {
         case .memory(let change, _):
             if !memoryEchoes.isEcho(change) { show(ChatLines.memoryChange(change)) }
         case .reconnecting(let attempt, let delay, let reason):
-            show(ChatLines.reconnecting(attempt: attempt, delayMilliseconds: delay, reason: reason))
+            hangUpsInARow = ConnectionTrouble.isHangUp(reason) ? hangUpsInARow + 1 : 0
+            if let trouble = ConnectionTrouble(reason: reason)
+                ?? (everConnected ? nil : ConnectionTrouble(hangUpsInARow: hangUpsInARow, secure: client.configuration.url.isSecure))
+            {
+                display.show("[error] cannot_connect: \(ChatLines.clean(reason)); \(trouble.hint)")
+                connectionFailed = true
+                return quit()
+            }
+            // The first failure, then at attempts 1, 2, 4, 8…: a long outage prints a few lines.
+            let failedReconnects = attempt - 1
+            if failedReconnects == 0 || failedReconnects & (failedReconnects - 1) == 0 {
+                show(ChatLines.reconnecting(attempt: attempt, delayMilliseconds: delay, reason: reason))
+            }
             if let waiting = unansweredSend {
                 unansweredSend = nil
                 show(ChatLines.pending(waiting.text, in: waiting.room))
@@ -403,12 +488,12 @@ final class ChatApp {
         case .stopped(.requested):
             break
         case .stopped(.authenticationFailed(let code, let message)):
-            show("[error] \(ChatLines.clean(code)): \(ChatLines.clean(message)); sign in again: /login USER PASSWORD")
+            display.show("[error] \(ChatLines.clean(code)): \(ChatLines.clean(message)); sign in again: /login USER PASSWORD")
             signedOut()
             client.start()  // anonymous now, ready for /login or /signup
         case .stopped(let reason):
-            show("[error] connection_stopped: \(ChatLines.clean(reason.description))")
-            exitStatus = 1
+            display.show("[error] connection_stopped: \(ChatLines.clean(reason.description))")
+            connectionFailed = true
             quit()
         case .other(let name, let message):
             show("[event \(ChatLines.clean(name))] \(ChatLines.clean(JSONWriter.serialize(message)))")
@@ -416,6 +501,7 @@ final class ChatApp {
     }
 
     private func received(_ publication: ChannelPublication) {
+        defer { echoShown(publication) }
         guard let me = username else { return show(ChatLines.publication(publication)) }
         if publication.channel == "inbox:\(me)" {
             settings.inboxEpoch = publication.epoch
@@ -447,6 +533,16 @@ final class ChatApp {
         }
     }
 
+    /// Notes the room's newest offset shown, and quits if that was the last echo awaited.
+    private func echoShown(_ publication: ChannelPublication) {
+        guard publication.channel.hasPrefix("chat:") else { return }
+        shownOffsets[publication.channel] = max(shownOffsets[publication.channel] ?? 0, publication.offset)
+        if let awaited = awaitedEchoes[publication.channel], publication.offset >= awaited {
+            awaitedEchoes[publication.channel] = nil
+            if finishing { finishWhenAnswered() }
+        }
+    }
+
     // MARK: Circle
 
     private func resetCircle() {
@@ -474,7 +570,12 @@ final class ChatApp {
 
     // MARK: Output
 
-    func show(_ line: String) { display.show(line) }
+    /// Shows a line answering a command or a message (an `[error]` one counts for the exit
+    /// status); lines about the connection and the session go to `display` directly.
+    func show(_ line: String) {
+        if line.hasPrefix("[error]") { commandFailed = true }
+        display.show(line)
+    }
 
     private var currentPrompt: String {
         guard let me = username else { return "> " }
@@ -491,6 +592,7 @@ final class ChatApp {
     }
 
     private func saveSettings() {
+        guard let configFile else { return }
         do {
             try configFile.save(settings)
         } catch {

@@ -17,17 +17,11 @@ struct ChatSettings: Codable, Equatable {
     }
 }
 
-/// The settings file: `$HUDDLE_CHAT_CONFIG`, else `~/.config/huddle/chat.json`. It holds a
-/// session token, so it is written with mode 0600 (in a directory created 0700), replaced
-/// atomically (temporary file, fsync, rename) so a crash never leaves half of it.
+/// One session's settings file (where it lives: `ChatSessionStore`). It holds a session
+/// token, so it is written with mode 0600 (in a directory created 0700), replaced atomically
+/// (temporary file, fsync, rename) so a crash never leaves half of it.
 struct ChatConfigFile {
     let path: String
-
-    static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let path = environment["HUDDLE_CHAT_CONFIG"], !path.isEmpty { return path }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return home + "/.config/huddle/chat.json"
-    }
 
     /// The saved settings; empty ones when there is no file yet.
     func load() throws -> ChatSettings {
@@ -38,6 +32,11 @@ struct ChatConfigFile {
         } catch {
             throw ChatConfigError("\(path) is not a huddle-chat settings file (\(error)); move it away to start afresh")
         }
+    }
+
+    /// Forgets the session (after a logout or a refusal).
+    func remove() {
+        unlink(path)
     }
 
     func save(_ settings: ChatSettings) throws {

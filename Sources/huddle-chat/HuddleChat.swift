@@ -12,12 +12,20 @@ struct HuddleChat: ParsableCommand {
         commandName: "huddle-chat",
         abstract: "Chat with friends on a Huddle server from a terminal.",
         discussion: """
-            Type /help once connected. The session token is kept in $HUDDLE_CHAT_CONFIG, else \
-            ~/.config/huddle/chat.json (mode 0600), so the next start is signed in.
+            Type /help once connected. Sessions are kept per server and user in \
+            ~/.config/huddle/chat/SERVER/USER.json (mode 0600), so the next start is signed in; \
+            --user picks one when several are saved. $HUDDLE_CHAT_CONFIG names one file instead.
+
+            Exit status: 0 done; 1 a command or message failed (an [error] line answered it, \
+            when stdin is not a terminal); 2 the connection cannot be made or was refused for \
+            good (certificate, wrong scheme, wrong path); 64 bad arguments.
             """)
 
-    @Option(help: "The server's protocol endpoint (ws:// or wss://; /v1 is added to a bare host). Default: the saved one, else ws://127.0.0.1:8080/v1.")
+    @Option(help: "The server's protocol endpoint (ws:// or wss://; /v1 is added to a bare host). Default: the one saved in $HUDDLE_CHAT_CONFIG, else ws://127.0.0.1:8080/v1.")
     var url: String?
+
+    @Option(help: "Resume this user's saved session on the server (needed when several are saved; /login or /signup still sign in anyone).")
+    var user: String?
 
     @Option(help: "A PEM file of CA certificates to trust for wss:// instead of the system store.")
     var ca: String?
@@ -27,14 +35,11 @@ struct HuddleChat: ParsableCommand {
 
     mutating func run() throws {
         signal(SIGPIPE, SIG_IGN)
-        let configFile = ChatConfigFile(path: ChatConfigFile.defaultPath())
-        let settings: ChatSettings
-        do {
-            settings = try configFile.load()
-        } catch {
-            throw ValidationError("\(error)")
+        // A single settings file also remembers the server; per-user ones are found by it.
+        var urlText = url ?? "ws://127.0.0.1:8080/v1"
+        if url == nil, let path = ChatSessionStore.singleFilePath() {
+            urlText = (try? ChatConfigFile(path: path).load())?.url ?? urlText
         }
-        let urlText = url ?? settings.url ?? "ws://127.0.0.1:8080/v1"
         var clientURL: ClientURL
         do {
             clientURL = try ClientURL(urlText)
@@ -44,8 +49,16 @@ struct HuddleChat: ParsableCommand {
         if clientURL.target == "/" { clientURL.target = "/v1" }
         if let ca, access(ca, R_OK) != 0 { throw ValidationError("--ca: cannot read \(ca)") }
 
+        let store = ChatSessionStore.choose(serverURL: clientURL.description)
+        let session: (file: ChatConfigFile?, settings: ChatSettings, note: String?)
+        do {
+            session = try store.initial(requested: user)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let settings = session.settings
         // A saved session belongs to the server it was made on.
-        let savedToken = settings.url == urlText ? settings.token : nil
+        let savedToken = store.isPerServer || settings.url == urlText ? settings.token : nil
         var configuration = HuddleClientConfiguration(url: clientURL, credentials: savedToken.map { .token($0) } ?? .none)
         configuration.connection.tls = ClientTLSOptions(caFile: ca, insecure: insecure)
         configuration.device = "huddle-chat"
@@ -59,13 +72,14 @@ struct HuddleChat: ParsableCommand {
         if interactive { try TerminalMode.enterRaw() }
         let display: any ChatDisplay = terminal ?? PlainDisplay()
         let app = ChatApp(
-            client: HuddleClient(configuration: configuration, loop: loop), loop: loop, display: display, configFile: configFile,
+            client: HuddleClient(configuration: configuration, loop: loop), loop: loop, display: display, store: store, configFile: session.file,
             settings: settings, urlText: urlText, signedInAs: savedToken != nil ? settings.username : nil,
             stopLoop: { loop.stop() })
         let box = LoopConfined(app: app, terminal: terminal)
         if interactive {
             display.show("huddle-chat: connecting to \(clientURL); /help for commands, Ctrl-C to quit")
         }
+        if let note = session.note { display.show(note) }
         loop.execute { box.app.start() }
         try InputReader.start(
             loop: loop,

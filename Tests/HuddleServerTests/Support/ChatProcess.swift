@@ -7,19 +7,21 @@ import Synchronization
 /// HOME are the test's, never the real user's.
 final class ChatProcess: @unchecked Sendable {
     let process = Process()
-    let settingsFile: URL
+    let settingsFile: URL?
     private let input = Pipe()
     private let output = Mutex<(lines: [String], partial: String)>(([], ""))
 
     static var binary: URL { ServerProcess.binary.deletingLastPathComponent().appendingPathComponent("huddle-chat") }
 
-    init(url: String, settingsFile: URL, arguments: [String] = []) throws {
+    /// With `settingsFile`, that one file holds the session (`$HUDDLE_CHAT_CONFIG`); without,
+    /// huddle-chat keeps its sessions per server and user under `home`, as it does by default.
+    init(url: String, settingsFile: URL?, home: URL? = nil, arguments: [String] = []) throws {
         self.settingsFile = settingsFile
         process.executableURL = Self.binary
         process.arguments = ["--url", url] + arguments
         var environment = ProcessInfo.processInfo.environment
-        environment["HUDDLE_CHAT_CONFIG"] = settingsFile.path
-        environment["HOME"] = settingsFile.deletingLastPathComponent().path
+        environment["HUDDLE_CHAT_CONFIG"] = settingsFile?.path
+        environment["HOME"] = (home ?? settingsFile?.deletingLastPathComponent())?.path
         process.environment = environment
         process.standardInput = input
         let stdout = Pipe()
