@@ -81,7 +81,7 @@ test('channels: subscribe, publish, history, presence, unsubscribe', async () =>
   await assert.rejects(a.publish('bogus', {}), { code: 'invalid_channel' });
 });
 
-test('friends: search, request with message, decline, cancel, accept, list, remove; inbox notices and presence', async () => {
+test('friends: search, request with message, decline, cancel, cooldown, accept, list, remove; inbox notices and presence', async () => {
   const a = await signedUp('fa');
   const b = await signedUp('fb');
   const [an, bn] = [a.user.username, b.user.username];
@@ -99,9 +99,11 @@ test('friends: search, request with message, decline, cancel, accept, list, remo
   await a.friendRequest(bn);
   await a.friendCancel(bn);
   await assert.rejects(b.friendAccept(an), { code: 'no_request' });
-  await a.friendRequest(bn, { message: 'again' });
+  // Asking the same person again right after a cancel waits out a cooldown (protocol.md, "Limits").
+  await assert.rejects(a.friendRequest(bn), (error) => error.code === 'request_cooldown' && error.retryAfterMs > 0);
+  await b.friendRequest(an, { message: 'again' });
   const online = nextEvent(a, 'presence', (e) => e.user === bn && e.online);
-  await b.friendAccept(an);
+  await a.friendAccept(bn);
   await online;
   assert.deepEqual((await a.friends()).friends, [{ username: bn, online: true }]);
   await b.friendRemove(an);
