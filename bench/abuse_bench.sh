@@ -3,7 +3,7 @@
 # the honest chat round trip, the server's RSS growth and a PASS/FAIL per class, as the markdown
 # table in BENCHMARKS.md ("Under attack").
 #
-#   bench/abuse_bench.sh [SECONDS] [CLASSES]      defaults: 12, a,b,c,d,e,f,g
+#   bench/abuse_bench.sh [SECONDS] [CLASSES] [abuse.py options]   defaults: 12, a,b,c,d,e,f,g
 #
 # Builds the release binary, makes the Python venv the interop tests use if it is missing, and
 # writes the table to stdout (per-class JSON on stderr). Every server is started on a free
@@ -18,4 +18,4 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import websockets' 2>
   python3 -m venv "$VENV"
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check websockets==15.0.1
 fi
-exec "$VENV/bin/python" bench/abuse.py --bin .build/release/huddle --seconds "$SECONDS_RUN" --only "$CLASSES"
+exec "$VENV/bin/python" bench/abuse.py --bin .build/release/huddle --seconds "$SECONDS_RUN" --only "$CLASSES" "${@:3}"
