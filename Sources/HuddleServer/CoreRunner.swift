@@ -141,7 +141,7 @@ final class CoreRunner: @unchecked Sendable {
             refuse(request)
             return
         }
-        if let (connection, requestID) = request.sender, let owner = core.budgetOwner(of: connection),
+        if let (connection, requestID) = request.sender, let owner = core.budgetOwner(of: connection, for: request),
            let refusal = budgets.admit(request, of: owner, now: MonotonicClock.milliseconds()) {
             refuse(request, from: connection, requestID, refusal)
             return

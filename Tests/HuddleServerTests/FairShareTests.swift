@@ -68,6 +68,22 @@ import Testing
         #expect(limited.allSatisfy { (Self.retryAfter($0) ?? 0) > 0 })
     }
 
+    /// Problem 3 under the fair shares: an address whose anonymous share is used up (an
+    /// attacker's, or a carrier NAT's) still signs its users in, since sign-ins have a lane of
+    /// their own; signups and other anonymous requests cannot spend it.
+    @Test func anAddressOverItsAnonymousShareStillSignsIn() async throws {
+        let server = try await startHuddle(["--user-rate-limit", "50"])
+        let (owner, _) = try ProtocolClient.signedUp("alice", port: server.port)
+        _ = owner  // stays open: its share is the user's now, not the address's
+        let clients = try (0..<4).map { _ in try ProtocolClient(port: server.port) }
+        var replies: [JSONObject] = []
+        for client in clients { replies += try client.pipeline(Array(repeating: ("whoami", [:]), count: 90)) }
+        #expect(replies.contains { Self.errorCode($0) == "rate_limited" }, "the address's anonymous share is used up")
+        let login = try ProtocolClient(port: server.port)
+        let result = try login.ok("login", ["login": "alice", "password": ProtocolClient.password])
+        #expect(result["token"] is String)
+    }
+
     /// Problem 1, bytes published: two connections of one user share 64 KiB at once (16 KiB a
     /// second) of publish data.
     @Test func aUsersConnectionsShareOnePublishedBytesBudget() async throws {
