@@ -69,10 +69,10 @@ public final class Server {
         }
 
         let port = try listenEverywhere(contexts, port: configuration.port, tls: false)
-        logger.notice("listening", metadata: ["url": "ws://\(configuration.host):\(port)", "threads": "\(threadCount)"])
+        logger.notice("listening", metadata: ["url": "\(AbsoluteURL.origin(scheme: "ws", host: configuration.host, port: port))", "threads": "\(threadCount)"])
         if let tlsPort = configuration.tlsPort {
             let bound = try listenEverywhere(contexts, port: tlsPort, tls: true)
-            logger.notice("listening", metadata: ["url": "wss://\(configuration.host):\(bound)"])
+            logger.notice("listening", metadata: ["url": "\(AbsoluteURL.origin(scheme: "wss", host: configuration.host, port: bound))"])
         }
         if configuration.benchEndpoints {
             logger.notice("bench endpoints enabled: /echo, /broadcast", metadata: ["max-message-size": "\(configuration.benchMaxMessageSize)"])

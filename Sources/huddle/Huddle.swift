@@ -98,7 +98,8 @@ struct Serve: ParsableCommand {
             throw ValidationError("--user-publish-bytes and --user-read-bytes must be at least 4096, --room-bytes-per-user at least 65536")
         }
         guard kdfIterations >= 1000 else { throw ValidationError("--kdf-iterations must be at least 1000") }
-        guard sessionTTL > 0, presenceGrace >= 0 else { throw ValidationError("--session-ttl must be positive and --presence-grace not negative") }
+        guard sessionTTL > 0 else { throw ValidationError("--session-ttl must be positive") }
+        guard presenceGrace >= 0 else { throw ValidationError("--presence-grace must not be negative") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -125,6 +126,8 @@ struct Serve: ParsableCommand {
         guard maxUploadsPerUser > 0, maxUploads > 0, photoUploadTimeout > 0, photoQuota > 0 else {
             throw ValidationError("--max-uploads-per-user, --max-uploads, --photo-upload-timeout and --photo-quota must be positive")
         }
+        // Last: the checks that look at files and resolve the host.
+        try validateStartConditions()
     }
 
     var serverConfiguration: ServerConfiguration {
