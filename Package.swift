@@ -39,11 +39,14 @@ let package = Package(
         .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
         // The client library: WebSocket connections over HuddleIO (many per loop), TLS, deflate.
         .target(name: "HuddleClient", dependencies: ["HuddleIO", "HuddleWebSocket", "HuddleProtocol"]),
+        // The version and the git commit every binary reports (--version, huddle_build_info).
+        .target(name: "HuddleBuildInfo", plugins: ["BuildCommit"]),
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         // Wires connections, endpoints and limits together.
         .target(
             name: "HuddleServer",
             dependencies: [
-                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore",
+                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore", "HuddleBuildInfo",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -51,6 +54,7 @@ let package = Package(
             name: "huddle",
             dependencies: [
                 "HuddleServer",
+                "HuddleBuildInfo",
                 "HuddleCore",
                 "HuddleStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -62,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "huddle-loadtest",
             dependencies: [
-                "HuddleClient", "HuddleIO", "HuddleProtocol", "HuddleWebSocket",
+                "HuddleClient", "HuddleIO", "HuddleProtocol", "HuddleWebSocket", "HuddleBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -73,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "huddle-chat",
             dependencies: [
-                "HuddleClient", "HuddleIO", "HuddleProtocol",
+                "HuddleClient", "HuddleIO", "HuddleProtocol", "HuddleBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

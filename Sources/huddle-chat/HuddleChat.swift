@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import HuddleBuildInfo
 import HuddleClient
 import HuddleIO
 
@@ -14,7 +15,8 @@ struct HuddleChat: ParsableCommand {
         discussion: """
             Type /help once connected. The session token is kept in $HUDDLE_CHAT_CONFIG, else \
             ~/.config/huddle/chat.json (mode 0600), so the next start is signed in.
-            """)
+            """,
+        version: BuildInfo.versionLine)
 
     @Option(help: "The server's protocol endpoint (ws:// or wss://; /v1 is added to a bare host). Default: the saved one, else ws://127.0.0.1:8080/v1.")
     var url: String?

@@ -1,17 +1,32 @@
 import ArgumentParser
-import HuddleServer
-import Logging
 import Glibc
+import HuddleBuildInfo
+import HuddleServer
 import HuddleStore
+import Logging
 
 @main
 struct Huddle: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "huddle",
         abstract: "A real-time WebSocket pub/sub server.",
+        version: BuildInfo.versionLine,
         subcommands: [Serve.self, DataCommand.self],
         defaultSubcommand: Serve.self
     )
+
+    /// `huddle --help` shows the flags of `serve` too: it is the default command, so its flags
+    /// are the ones a newcomer types after `huddle`, and a help listing only subcommands hid them.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == ["--help"] || arguments == ["-h"] {
+            print(helpMessage())
+            print("")
+            print(helpMessage(for: Serve.self))
+            return
+        }
+        main(nil)
+    }
 }
 
 struct Serve: ParsableCommand {
