@@ -113,6 +113,7 @@ final class ServerMetrics: Sendable {
         }
         text += push.prometheusText()
         text += photoUploads.prometheusText()
+        text += ProcessMetrics.prometheusText()
         return text
     }
 }
