@@ -55,6 +55,7 @@ let package = Package(
             dependencies: [
                 "HuddleServer",
                 "HuddleBuildInfo",
+                "HuddleProtocol",
                 "HuddleCore",
                 "HuddleStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

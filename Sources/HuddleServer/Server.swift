@@ -70,10 +70,13 @@ public final class Server {
 
         let port = try listenEverywhere(contexts, port: configuration.port, tls: false)
         logger.notice("listening", metadata: ["url": "\(AbsoluteURL.origin(scheme: "ws", host: configuration.host, port: port))", "threads": "\(threadCount)"])
+        var tlsBound: Int?
         if let tlsPort = configuration.tlsPort {
             let bound = try listenEverywhere(contexts, port: tlsPort, tls: true)
+            tlsBound = bound
             logger.notice("listening", metadata: ["url": "\(AbsoluteURL.origin(scheme: "wss", host: configuration.host, port: bound))"])
         }
+        logger.notice("started", metadata: StartupSummary.metadata(configuration, threads: threadCount, tlsPort: tlsBound))
         if configuration.benchEndpoints {
             logger.notice("bench endpoints enabled: /echo, /broadcast", metadata: ["max-message-size": "\(configuration.benchMaxMessageSize)"])
         }

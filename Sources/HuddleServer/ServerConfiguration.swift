@@ -87,5 +87,8 @@ public struct ServerConfiguration: Sendable {
     public var photoUploadTimeoutMilliseconds = 60_000
     public static let photoUploadMinimumBytesPerSecond = 64 * 1024
 
+    /// Seconds between the info-level activity summary lines; 0 = none.
+    public var summaryIntervalMilliseconds: Int = 60_000
+
     public init() {}
 }

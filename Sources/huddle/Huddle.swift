@@ -75,6 +75,10 @@ struct Serve: ParsableCommand {
     var roomBytesPerUser: Int = 64 * 1024 * 1024
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
+    @Option(help: "Log line format: text (message, then key=value details), or json (one object per line, for log shippers).")
+    var logFormat: String = "text"
+    @Option(help: "Seconds between info-level activity summaries (connections, users online, messages/s, log position); 0 = none.")
+    var summaryInterval: Int = 60
     // Push.
     @Option(help: "Webhook (http:// or https://) that gets a JSON POST per notification to a user with no live connection.")
     var pushWebhook: String?
@@ -118,6 +122,8 @@ struct Serve: ParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
+        guard LogLineHandler.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+        guard summaryInterval >= 0 else { throw ValidationError("--summary-interval must be 0 (off) or more") }
         // Push.
         if let pushWebhook {
             do {
@@ -174,6 +180,7 @@ struct Serve: ParsableCommand {
         config.core.roomBytesPerDay = roomBytesPerUser
         config.core.roomBytesBurst = roomBytesPerUser / 4
         config.dataDirectory = dataDir
+        config.summaryIntervalMilliseconds = summaryInterval * 1000
         config.syncPolicy = Self.syncPolicy(fsync) ?? .always
         config.snapshotIntervalMilliseconds = snapshotInterval * 1000
         config.sessionTTLMilliseconds = sessionTTL * 1000
@@ -207,10 +214,9 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let format = LogLineHandler.Format(rawValue: logFormat) ?? .text
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            LogLineHandler(label: label, format: format, logLevel: level)
         }
         let logger = Logger(label: "huddle")
         do {
