@@ -17,6 +17,20 @@ struct Huddle: ParsableCommand {
 
     /// `huddle --help` shows the flags of `serve` too: it is the default command, so its flags
     /// are the ones a newcomer types after `huddle`, and a help listing only subcommands hid them.
+    /// For serve, the settings of the config file and the environment go first (ServeSettings).
+    static func withSettings(_ arguments: [String]) -> [String] {
+        let first = arguments.first ?? ""
+        guard !["data", "help", "--version", "--help", "-h"].contains(first), !arguments.contains("--help"), !arguments.contains("-h") else {
+            return arguments
+        }
+        let named = first == "serve"
+        do {
+            return (named ? ["serve"] : []) + (try ServeSettings.arguments(commandLine: Array(arguments.dropFirst(named ? 1 : 0))))
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments == ["--help"] || arguments == ["-h"] {
@@ -25,7 +39,7 @@ struct Huddle: ParsableCommand {
             print(helpMessage(for: Serve.self))
             return
         }
-        main(nil)
+        main(withSettings(arguments))
     }
 }
 
@@ -33,6 +47,12 @@ struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the server (the default command)."
     )
+
+    // Where settings come from (ServeSettings): a config file and HUDDLE_* variables under the flags.
+    @Option(help: "A JSON config file: {\"flag-name\": value, …} for any flag below (or HUDDLE_CONFIG); flags > HUDDLE_* environment > file.")
+    var config: String?
+    @Flag(help: "Print the effective settings (flags, environment, config file, defaults) as a config file, secrets masked, and exit.")
+    var printConfig = false
 
     @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
     @Option(help: "Port for ws:// (and /healthz).") var port: Int = 8080
@@ -213,6 +233,10 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
+        if printConfig {
+            print(ServeSettings.describe(self))
+            return
+        }
         let level = Logger.Level(rawValue: logLevel) ?? .info
         let format = LogLineHandler.Format(rawValue: logFormat) ?? .text
         LoggingSystem.bootstrap { label in
