@@ -55,6 +55,7 @@ let package = Package(
             dependencies: [
                 "HuddleServer",
                 "HuddleBuildInfo",
+                "HuddleIO",
                 "HuddleProtocol",
                 "HuddleCore",
                 "HuddleStore",

@@ -1,5 +1,6 @@
 import Glibc
 import HuddleBuildInfo
+import HuddleIO
 
 /// The process-level gauges every Prometheus client library exports (`process_*`, same names
 /// and units, so stock dashboards work) and `huddle_build_info`, read from /proc at each scrape:
@@ -59,19 +60,7 @@ enum ProcessMetrics {
         return count - 1
     }
 
-    /// Reads a /proc file whole (their size is 0 to stat, so read until EOF).
     private static func readSmallFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
-            if bytes.count > 1 << 20 { break }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        WholeFile.read(path, limit: 1 << 20).map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import HuddleIO
 import HuddleProtocol
 
 /// `huddle serve`'s settings from a config file and the environment, besides the command line:
@@ -72,7 +73,7 @@ enum ServeSettings {
     }
 
     private static func fileValues(path: String, settings: [Setting]) throws -> [(String, String)] {
-        guard let bytes = readFile(path) else {
+        guard let bytes = WholeFile.read(path, limit: 1 << 20) else {
             throw ValidationError("--config: cannot read \(path): \(String(cString: strerror(errno)))")
         }
         let document: JSONValue
@@ -158,19 +159,4 @@ enum ServeSettings {
     }
 
     private static func environmentValue(_ name: String) -> String? { ProcessEnvironment.value(name) }
-
-    private static func readFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return count == 0 ? bytes : nil }
-            bytes += buffer[0..<count]
-            guard bytes.count <= 1 << 20 else { return nil }
-        }
-    }
 }

@@ -78,9 +78,13 @@ struct DataBackupTests {
         try client.logIn("backup_writer")
         let history = try client.fullHistory(Writer.channel)
         let stored = history.publications.compactMap { ($0["data"] as? [String: Any])?["n"] as? Int }
-        // A prefix of the writes, in order, covering at least every one acknowledged before the backup.
-        #expect(!stored.isEmpty && stored == Array(1...max(stored.count, 1)), "not a prefix of the writes: \(stored.prefix(20))…")
-        #expect(stored.count >= before.count, "restored \(stored.count) publishes, \(before.count) were acknowledged before the backup")
+        // The channel's offset counts every publish the restored state applied: at least every one
+        // acknowledged before the backup. A room keeps its newest 1000 (protocol.md, Channels), and
+        // those are exactly the writes up to that offset, in order, each at the offset it was given.
+        #expect(history.offset >= before.count, "restored offset \(history.offset), \(before.count) were acknowledged before the backup")
+        #expect(!stored.isEmpty && stored == Array((history.offset - stored.count + 1)...history.offset),
+                "not the newest writes up to \(history.offset): \(stored.count) stored, first \(stored.prefix(3)), last \(stored.suffix(3))")
+        #expect(history.publications.allSatisfy { ($0["offset"] as? Int) == (($0["data"] as? [String: Any])?["n"] as? Int) })
         _ = try await restored.stop()
     }
 
