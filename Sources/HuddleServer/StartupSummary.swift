@@ -14,6 +14,7 @@ enum StartupSummary {
             "tls": "\(tlsPort.map { "on (port \($0))" } ?? "off")",
             "http_api": "\(configuration.apiKey == nil ? "off" : "on")",
             "push": "\(configuration.push.webhook.map { "on (\($0.logged), signed: \(configuration.push.secret != nil))" } ?? "off")",
+            "metrics": "\(configuration.metricsToken == nil ? "open" : "token")",
             "bench_endpoints": "\(configuration.benchEndpoints ? "on" : "off")",
             "data_dir": "\(configuration.dataDirectory)",
             "fsync": "\(fsyncName(configuration.syncPolicy))",

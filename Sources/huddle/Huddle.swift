@@ -97,6 +97,8 @@ struct Serve: ParsableCommand {
     var logLevel: String = "info"
     @Option(help: "Log line format: text (message, then key=value details), or json (one object per line, for log shippers).")
     var logFormat: String = "text"
+    @Option(help: "Bearer token GET /metrics requires (Authorization: Bearer TOKEN); none = open to all.")
+    var metricsToken: String?
     @Option(help: "Seconds between info-level activity summaries (connections, users online, messages/s, log position); 0 = none.")
     var summaryInterval: Int = 60
     // Push.
@@ -201,6 +203,7 @@ struct Serve: ParsableCommand {
         config.core.roomBytesBurst = roomBytesPerUser / 4
         config.dataDirectory = dataDir
         config.summaryIntervalMilliseconds = summaryInterval * 1000
+        config.metricsToken = metricsToken
         config.syncPolicy = Self.syncPolicy(fsync) ?? .always
         config.snapshotIntervalMilliseconds = snapshotInterval * 1000
         config.sessionTTLMilliseconds = sessionTTL * 1000

@@ -33,3 +33,24 @@ struct ProcessMetricsTests {
         try await server.stop()
     }
 }
+
+/// `--metrics-token` (issue 18): /metrics answers only with `Authorization: Bearer TOKEN`, so
+/// a server on a public address does not publish its load to anyone; /healthz stays open.
+@Suite("Metrics token")
+struct MetricsTokenTests {
+    @Test("with --metrics-token, /metrics needs the bearer token and /healthz does not")
+    func metricsNeedToken() async throws {
+        let token = "metrics-\(UUID().uuidString)"
+        let server = try await ServerProcess(["--metrics-token", token])
+        let anonymous = try HTTPExchange(port: server.port, "GET", "/metrics")
+        #expect(anonymous.status == 401)
+        #expect(anonymous.headers["www-authenticate"]?.hasPrefix("Bearer") == true, "\(anonymous.headers)")
+        #expect(!anonymous.body.contains("huddle_"))
+        #expect(try HTTPExchange(port: server.port, "GET", "/metrics", key: "wrong").status == 401)
+        let allowed = try HTTPExchange(port: server.port, "GET", "/metrics", key: token)
+        #expect(allowed.status == 200 && allowed.body.contains("huddle_build_info"))
+        #expect(try HTTPExchange(port: server.port, "GET", "/healthz").status == 200)
+        try await server.stop()
+        #expect(!server.logText.contains(token))
+    }
+}
