@@ -30,7 +30,7 @@ struct ServeFlagTests {
 
     @Test("a missing certificate file is named in a plain sentence, not an OpenSSL error chain")
     func missingCertificateFile() throws {
-        let certificates = try TestCertificates.make()
+        let certificates = try TestCertificates.shared.get()
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-cert-\(UUID().uuidString).pem").path
         let result = try Self.refusal(["--tls-port", "0", "--tls-cert", missing, "--tls-key", certificates.serverKey.path])
         #expect(result.status != 0)
@@ -41,7 +41,7 @@ struct ServeFlagTests {
 
     @Test("a certificate that is not PEM is refused before the data directory is touched")
     func unusableCertificateFile() throws {
-        let certificates = try TestCertificates.make()
+        let certificates = try TestCertificates.shared.get()
         let result = try Self.refusal(["--tls-port", "0", "--tls-cert", certificates.serverKey.path, "--tls-key", certificates.serverKey.path])
         #expect(result.status != 0)
         #expect(result.output.contains("--tls-cert \(certificates.serverKey.path) is not a usable PEM certificate chain"), "\(result.output)")
