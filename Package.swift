@@ -42,11 +42,13 @@ let package = Package(
         // The version and the git commit every binary reports (--version, huddle_build_info).
         .target(name: "HuddleBuildInfo", plugins: ["BuildCommit"]),
         .plugin(name: "BuildCommit", capability: .buildTool()),
+        // The web app and the JavaScript SDK's file, embedded as bytes (served at /app/ and /sdk/).
+        .target(name: "HuddleWebApp", resources: [.embedInCode("Files")]),
         // Wires connections, endpoints and limits together.
         .target(
             name: "HuddleServer",
             dependencies: [
-                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore", "HuddleBuildInfo",
+                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore", "HuddleWebApp", "HuddleBuildInfo",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -87,11 +89,13 @@ let package = Package(
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
-        .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest"]),
+        // Test support shared by the test targets that start processes.
+        .target(name: "ChildProcessExit", path: "Tests/ChildProcessExit"),
+        .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest", "ChildProcessExit"]),
         .testTarget(name: "HuddleChatTests", dependencies: ["huddle-chat", "HuddleClient", "HuddleProtocol"]),
         .testTarget(
             name: "HuddleServerTests",
-            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol", "HuddleClient"],
+            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol", "HuddleClient", "ChildProcessExit"],
             exclude: ["Python"]
         ),
     ]

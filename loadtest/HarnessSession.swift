@@ -9,6 +9,8 @@ import HuddleWebSocket
 /// hundred thousand per second and needs only three numbers of. Other events are parsed whole.
 final class HarnessSession: ClientConnectionDelegate {
     private(set) var connection: WebSocketClientConnection!
+    /// The loop the connection runs on (callbacks come on it; retries are scheduled on it).
+    let loop: EventLoop
     var onOpen: (() -> Void)?
     /// A publication event whose `data` is a harness stamp.
     var onPublication: ((PublicationScanner.Fields) -> Void)?
@@ -23,6 +25,7 @@ final class HarnessSession: ClientConnectionDelegate {
     init(url: ClientURL, loop: EventLoop, options: ClientConnectionOptions) {
         var options = options
         if !options.subprotocols.contains("huddle.v1") { options.subprotocols.append("huddle.v1") }
+        self.loop = loop
         connection = WebSocketClientConnection(url: url, loop: loop, options: options, delegate: self)
     }
 

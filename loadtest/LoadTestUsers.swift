@@ -13,13 +13,19 @@ struct LoadTestUsers {
     func password(_ username: String) -> String { "loadtest-\(username)" }
 
     /// Signs `username` up on `session` (which must be open and anonymous); the session is then
-    /// authenticated. `done` gets the token, or the reason it failed.
+    /// authenticated. `done` gets the token, or the reason it failed. A signup refused for the
+    /// server's bounds on password hashes in flight (all of a run's signups come from one
+    /// address) is sent again after the `retry_after_ms` it was given.
     func signUp(_ username: String, on session: HarnessSession, done: @escaping (Result<String, SetupFailure>) -> Void) {
         let sent = session.request("signup", [
             ("username", .string(username)), ("email", .string("\(username)@loadtest.invalid")), ("password", .string(password(username))),
         ]) { reply in
             if let token = reply["result"]?["token"]?.stringValue {
                 done(.success(token))
+            } else if let code = reply["error"]?["code"]?.stringValue, ["too_many_attempts", "busy"].contains(code),
+                let retryAfter = reply["error"]?["retry_after_ms"]?.int64Value
+            {
+                _ = session.loop.schedule(after: max(1, retryAfter)) { signUp(username, on: session, done: done) }
             } else {
                 done(.failure(SetupFailure("signup of \(username) failed: \(JSONWriter.serialize(reply))")))
             }

@@ -410,7 +410,7 @@ public final class HuddleClient {
 
     /// Server errors worth another attempt rather than a stop.
     private static func isTransient(_ code: String) -> Bool {
-        ["rate_limited", "unavailable", "internal_error", "too_many_attempts"].contains(code)
+        ["rate_limited", "unavailable", "internal_error", "too_many_attempts", "busy"].contains(code)
     }
 
     private func becomeReady() {

@@ -1,8 +1,8 @@
 /// Why a `HuddleClient` request did not succeed.
 public enum HuddleClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server answered with an error (protocol.md, "Errors"): `code` is stable snake_case,
-    /// `message` is for humans; `retryAfterMilliseconds` comes with `rate_limited` and
-    /// `too_many_attempts`.
+    /// `message` is for humans; `retryAfterMilliseconds` comes with `rate_limited`,
+    /// `too_many_attempts` and `busy`.
     case server(code: String, message: String, retryAfterMilliseconds: Int64? = nil)
     /// No reply within the request timeout (waiting for a connection included).
     case timedOut

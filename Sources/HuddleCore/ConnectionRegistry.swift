@@ -9,8 +9,10 @@ struct ConnectionIdentity: Sendable, Equatable {
 /// A login whose password the server is verifying (`CoreOutput.verifyPassword`).
 struct PendingLogin: Sendable, Equatable {
     var requestID: String
-    /// The canonical username the password is checked against.
-    var account: Username
+    /// The login's throttling key: the account's username, or an unknown login as spelled.
+    var account: String
+    /// The account the password is checked against; nil for an unknown login.
+    var username: Username?
     var address: String
 }
 
@@ -55,10 +57,10 @@ struct ConnectionRegistry: Sendable {
     }
 
     /// Removes and returns the oldest pending login of `connection` with this request ID and
-    /// account; nil if there is none (the connection closed, or the server answered twice).
-    mutating func removePendingLogin(of connection: ConnectionRef, requestID: String, account: Username) -> PendingLogin? {
+    /// username; nil if there is none (the connection closed, or the server answered twice).
+    mutating func removePendingLogin(of connection: ConnectionRef, requestID: String, username: Username?) -> PendingLogin? {
         guard let index = states[connection]?.pendingLogins.firstIndex(where: {
-            $0.requestID == requestID && $0.account == account
+            $0.requestID == requestID && $0.username == username
         }) else { return nil }
         return states[connection]!.pendingLogins.remove(at: index)
     }

@@ -6,12 +6,28 @@ public struct CoreConfiguration: Sendable {
     public var maxSubscriptionsPerConnection = 100
     /// A recovery that would return more publications than this reports `recovered: false`.
     public var maxRecoveredPublications = 1000
+    /// Failed logins one address may make on one account in the window; then that pair is
+    /// refused until the oldest failure leaves the window. Keyed by the pair so that a
+    /// stranger's guesses never lock the account's owner out.
+    public var loginFailuresPerAccountAndAddress = 5
+    /// Failed logins on one account, from any address, after which attempts on it are spaced
+    /// `loginAccountBackoffMilliseconds` apart: a distributed guesser is slowed, the owner
+    /// (from an address not refused) waits at most that long.
     public var loginFailuresPerAccount = 5
+    public var loginAccountBackoffMilliseconds: Int64 = 1_000
     public var loginFailuresPerAddress = 20
     public var loginFailureWindowMilliseconds: Int64 = 15 * 60_000
     /// The `retry_after_ms` given when a login is refused because the attempts still being
     /// verified would reach the limit (no counted failure leaves the window to wait for).
     public var loginInFlightRetryMilliseconds: Int64 = 1_000
+    /// Password hashes (PBKDF2, hundreds of milliseconds of a worker each) queued or running,
+    /// bounded so that anonymous clients cannot queue unbounded work: signups per client
+    /// address (`too_many_attempts`), and signups and logins server-wide (`busy`).
+    public var signUpsHashingPerAddress = 4
+    public var signUpsHashing = 64
+    public var loginsHashing = 256
+    /// The `retry_after_ms` of a refusal by one of the hashing bounds above.
+    public var hashingRetryMilliseconds: Int64 = 1_000
     /// How long an expired session is kept (so `auth` says `token_expired`, not `invalid_token`)
     /// before `tick` purges it.
     public var expiredSessionRetentionMilliseconds: Int64 = 7 * 24 * 60 * 60_000

@@ -2,7 +2,7 @@
 public struct CoreError: Error, Sendable, Equatable, Codable {
     public var code: CoreErrorCode
     public var message: String
-    /// Set with `too_many_attempts` and the budgets over time (`friend_requests_limited`,
+    /// Set with `too_many_attempts`, `busy` and the budgets over time (`friend_requests_limited`,
     /// `request_cooldown`, `too_many_rooms`, `storage_quota`): how long until a retry can pass.
     public var retryAfterMilliseconds: Int64?
 
@@ -25,6 +25,9 @@ public enum CoreErrorCode: String, Sendable, CaseIterable, Codable {
     case alreadyAuthenticated = "already_authenticated"
     case invalidCredentials = "invalid_credentials"
     case tooManyAttempts = "too_many_attempts"
+    /// A server-wide bound is full (password hashes waiting), or a `publish` while a reader of
+    /// the channel is behind (protocol.md, "Backpressure"); has `retry_after_ms`.
+    case busy = "busy"
     case invalidToken = "invalid_token"
     case tokenExpired = "token_expired"
     case invalidChannel = "invalid_channel"

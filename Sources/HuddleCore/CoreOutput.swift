@@ -10,8 +10,13 @@ public enum CoreOutput: Sendable, Equatable {
     /// A `presence` event for these connections (the user's friends'), sorted.
     case presenceChanged(user: Username, online: Bool, to: [ConnectionRef])
     /// Run PBKDF2 off the core thread, then send `CoreRequest.finishLogin` with the same
-    /// connection, request ID, username and address.
-    case verifyPassword(ConnectionRef, requestID: String, username: Username, credentials: Credentials, password: String, address: String)
+    /// connection, request ID, username and address. Credentials nil: the login names no
+    /// account; hash with the cost of a new password anyway (its answer must take as long as a
+    /// wrong password's) and report no match.
+    case verifyPassword(ConnectionRef, requestID: String, username: Username?, credentials: Credentials?, password: String, address: String)
+    /// A signup passed every rule: hash its password off the core thread (behind any login
+    /// waiting for a worker), then send `CoreRequest.signUp`.
+    case hashNewPassword(ConnectionRef, requestID: String, username: String, email: String, password: String, address: String)
     /// Close these connections, sorted. The core has already forgotten them: their later
     /// `connectionClosed` and any request still queued from them are ignored.
     case closeConnections([ConnectionRef], code: UInt16, reason: String)

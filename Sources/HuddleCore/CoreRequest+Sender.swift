@@ -5,7 +5,7 @@ extension CoreRequest {
     /// photo requests, which have no connection the core knows.
     public var sender: (connection: ConnectionRef, requestID: String)? {
         switch self {
-        case .signUp(let ref, let id, _, _, _, _, _, _): (ref, id)
+        case .beginSignUp(let ref, let id, _, _, _, _): (ref, id)
         case .beginLogin(let ref, let id, _, _, _): (ref, id)
         case .authenticate(let ref, let id?, _): (ref, id)
         case .logout(let ref, let id, _): (ref, id)
@@ -49,6 +49,8 @@ extension CoreRequest {
         case .addMemoryPoint(let ref, let id, _, _): (ref, id)
         case .updateMemoryPoint(let ref, let id, _, _, _): (ref, id)
         case .deleteMemoryPoint(let ref, let id, _, _): (ref, id)
+        // A retry-safe write is its client's request, budgeted like the write it wraps.
+        case .keyed(let ref, let id, _, _, _): (ref, id)
         default: nil
         }
     }

@@ -7,13 +7,19 @@
 public enum CoreRequest: Sendable {
     // Accounts.
 
-    /// The server hashed the password already; it passes what the core needs to judge its
-    /// rules without seeing it.
-    case signUp(ConnectionRef, requestID: String, username: String, email: String, passwordLength: Int, passwordEqualsUsername: Bool, credentials: Credentials, session: NewSession)
+    /// First half of a signup: every rule is judged before the password is hashed, so a signup
+    /// that will be refused costs no KDF work.
+    case beginSignUp(ConnectionRef, requestID: String, username: String, email: String, password: String, address: String)
+    /// The server's answer to `CoreOutput.hashNewPassword`: the password hashed, and what the
+    /// core needs to judge its rules again (a race may have taken the name) without seeing it.
+    case signUp(
+        ConnectionRef, requestID: String, username: String, email: String, passwordLength: Int, passwordEqualsUsername: Bool,
+        address: String, credentials: Credentials, session: NewSession)
     /// `login` is a username or an email address.
     case beginLogin(ConnectionRef, requestID: String, login: String, address: String, password: String)
-    /// The server's answer to `CoreOutput.verifyPassword`; `username` is the one it was asked about.
-    case finishLogin(ConnectionRef, requestID: String, username: Username, passwordMatched: Bool, address: String, session: NewSession)
+    /// The server's answer to `CoreOutput.verifyPassword`; `username` is the one it was asked
+    /// about (nil: an unknown login, hashed only so that it costs what a known one does).
+    case finishLogin(ConnectionRef, requestID: String, username: Username?, passwordMatched: Bool, address: String, session: NewSession)
     /// `requestID` nil: the token came with the upgrade request (header or subprotocol).
     case authenticate(ConnectionRef, requestID: String?, tokenHash: [UInt8])
     case logout(ConnectionRef, requestID: String, all: Bool)

@@ -2,37 +2,62 @@
 extension HuddleCore {
     static let revokedCloseCode: UInt16 = 4001
 
+    /// First half of a signup: judges every rule (the cheap refusals) and admits the hash to
+    /// the bounded KDF work, then asks the server to hash the password.
+    func beginSignUp(
+        _ connection: ConnectionRef, requestID: String, username rawUsername: String, email rawEmail: String,
+        password: String, address: String, into step: inout CoreStep
+    ) {
+        guard connections[connection] != nil else { return }
+        if let error = signUpRefusal(
+            connection, username: rawUsername, email: rawEmail, passwordLength: password.count,
+            passwordEqualsUsername: password.lowercased() == rawUsername.lowercased())
+        {
+            return fail(connection, requestID, error, into: &step)
+        }
+        if let error = passwordHashes.refusal(of: .signUp, from: address, configuration: configuration) {
+            return fail(connection, requestID, error, into: &step)
+        }
+        passwordHashes.begin(.signUp, from: address)
+        step.outputs.append(.hashNewPassword(connection, requestID: requestID, username: rawUsername, email: rawEmail, password: password, address: address))
+    }
+
+    /// Second half of a signup, the password hashed. The rules are judged again: another
+    /// signup may have taken the name while this one was hashing.
     func signUp(
         _ connection: ConnectionRef, requestID: String, username rawUsername: String, email rawEmail: String,
         passwordLength: Int, passwordEqualsUsername: Bool, credentials: Credentials, session: NewSession,
         at time: Int64, into step: inout CoreStep
     ) {
-        guard let state = connections[connection] else { return }
-        // The order of these checks is protocol.md's order of signup errors.
-        guard state.identity == nil else {
-            return fail(connection, requestID, Self.alreadySignedIn, into: &step)
-        }
-        guard let username = UsernameRules.canonical(rawUsername) else {
-            let error = CoreError(.invalidUsername, "a username is 3–32 characters from a-z 0-9 _ and starts with a letter")
+        guard connections[connection] != nil else { return }
+        if let error = signUpRefusal(
+            connection, username: rawUsername, email: rawEmail, passwordLength: passwordLength, passwordEqualsUsername: passwordEqualsUsername)
+        {
             return fail(connection, requestID, error, into: &step)
         }
-        guard let email = EmailRules.canonical(rawEmail) else {
-            return fail(connection, requestID, CoreError(.invalidEmail, "not an email address"), into: &step)
-        }
-        guard PasswordRules.lengths.contains(passwordLength), !passwordEqualsUsername else {
-            let error = CoreError(.weakPassword, "a password is 8–128 characters and not the username")
-            return fail(connection, requestID, error, into: &step)
-        }
-        guard durableState.accounts[username] == nil else {
-            return fail(connection, requestID, CoreError(.usernameTaken, "the username \(username) is taken"), into: &step)
-        }
-        guard durableState.accounts.user(withEmail: email) == nil else {
-            return fail(connection, requestID, CoreError(.emailTaken, "an account with this email exists"), into: &step)
-        }
+        // Checked by signUpRefusal.
+        guard let username = UsernameRules.canonical(rawUsername), let email = EmailRules.canonical(rawEmail) else { return }
         record(.signUp(username: username, email: email, credentials: credentials, session: session, time: time), into: &step)
         let user = UserInfo(username: username, email: email)
         reply(connection, requestID, .account(user: user, expiresAt: session.expiresAt, isNewSession: true), into: &step)
         signIn(connection, as: ConnectionIdentity(username: username, tokenHash: session.tokenHash, expiresAt: session.expiresAt), into: &step)
+    }
+
+    /// The first signup rule the request breaks, in protocol.md's order of signup errors.
+    private func signUpRefusal(
+        _ connection: ConnectionRef, username rawUsername: String, email rawEmail: String, passwordLength: Int, passwordEqualsUsername: Bool
+    ) -> CoreError? {
+        guard connections[connection]?.identity == nil else { return Self.alreadySignedIn }
+        guard let username = UsernameRules.canonical(rawUsername) else {
+            return CoreError(.invalidUsername, "a username is 3–32 characters from a-z 0-9 _ and starts with a letter")
+        }
+        guard let email = EmailRules.canonical(rawEmail) else { return CoreError(.invalidEmail, "not an email address") }
+        guard PasswordRules.lengths.contains(passwordLength), !passwordEqualsUsername else {
+            return CoreError(.weakPassword, "a password is 8–128 characters and not the username")
+        }
+        guard durableState.accounts[username] == nil else { return CoreError(.usernameTaken, "the username \(username) is taken") }
+        guard durableState.accounts.user(withEmail: email) == nil else { return CoreError(.emailTaken, "an account with this email exists") }
+        return nil
     }
 
     /// First half of a login: refuse early, or ask the server to verify the password.
@@ -54,14 +79,16 @@ extension HuddleCore {
             let error = CoreError(.tooManyAttempts, "too many failed logins; try again later", retryAfterMilliseconds: wait)
             return fail(connection, requestID, error, into: &step)
         }
-        guard let user else {
-            loginThrottle.recordFailure(account: account, address: address, at: time)
-            return fail(connection, requestID, Self.wrongCredentials, into: &step)
+        if let error = passwordHashes.refusal(of: .login, from: address, configuration: configuration) {
+            return fail(connection, requestID, error, into: &step)
         }
-        connections.addPendingLogin(PendingLogin(requestID: requestID, account: user.username, address: address), to: connection)
-        loginThrottle.beginVerification(account: user.username, address: address)
+        // An unknown login is hashed too (against nothing): answering it at once would tell
+        // which logins exist by the reply's timing.
+        passwordHashes.begin(.login, from: address)
+        connections.addPendingLogin(PendingLogin(requestID: requestID, account: account, username: user?.username, address: address), to: connection)
+        loginThrottle.beginVerification(account: account, address: address, at: time)
         step.outputs.append(.verifyPassword(
-            connection, requestID: requestID, username: user.username, credentials: user.credentials,
+            connection, requestID: requestID, username: user?.username, credentials: user?.credentials,
             password: password, address: address
         ))
     }
@@ -69,12 +96,12 @@ extension HuddleCore {
     /// Second half of a login, once the server verified the password. Dropped without a reply
     /// if the connection closed meanwhile (no session is opened for nobody).
     func finishLogin(
-        _ connection: ConnectionRef, requestID: String, username: Username, passwordMatched: Bool,
+        _ connection: ConnectionRef, requestID: String, username: Username?, passwordMatched: Bool,
         session: NewSession, at time: Int64, into step: inout CoreStep
     ) {
-        guard let pending = connections.removePendingLogin(of: connection, requestID: requestID, account: username) else { return }
+        guard let pending = connections.removePendingLogin(of: connection, requestID: requestID, username: username) else { return }
         loginThrottle.endVerification(account: pending.account, address: pending.address)
-        guard passwordMatched else {
+        guard passwordMatched, let username else {
             loginThrottle.recordFailure(account: pending.account, address: pending.address, at: time)
             return fail(connection, requestID, Self.wrongCredentials, into: &step)
         }
@@ -85,7 +112,7 @@ extension HuddleCore {
         guard let user = durableState.accounts[username] else {
             return fail(connection, requestID, Self.wrongCredentials, into: &step)
         }
-        loginThrottle.clearFailures(account: pending.account)
+        loginThrottle.clearFailures(account: pending.account, address: pending.address)
         record(.openSession(username: username, session: session, time: time), into: &step)
         reply(connection, requestID, .account(user: user.info, expiresAt: session.expiresAt, isNewSession: true), into: &step)
         signIn(connection, as: ConnectionIdentity(username: username, tokenHash: session.tokenHash, expiresAt: session.expiresAt), into: &step)

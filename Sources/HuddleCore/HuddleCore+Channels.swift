@@ -84,6 +84,8 @@ extension HuddleCore {
             return fail(connection, requestID, refusal, into: &step)
         }
         guard let clientID else {
+            // Busy first: a publish refused for its readers must not use up the room's budget.
+            if hasReaderBehind(name.text) { return fail(connection, requestID, Self.busy(name.text), into: &step) }
             if let refusal = roomRefusal(name, from: identity.username, data: data, at: time) {
                 return fail(connection, requestID, refusal, into: &step)
             }
@@ -96,6 +98,7 @@ extension HuddleCore {
             let first = channel.publication(at: offset, channel: name.text)
             return reply(connection, requestID, .alreadyPublished(epoch: first.epoch, offset: offset, time: first.time), into: &step)
         }
+        if hasReaderBehind(name.text) { return fail(connection, requestID, Self.busy(name.text), into: &step) }
         if let refusal = roomRefusal(name, from: identity.username, data: data, at: time) {
             return fail(connection, requestID, refusal, into: &step)
         }
@@ -105,6 +108,31 @@ extension HuddleCore {
         reply(connection, requestID, .published(epoch: publication.epoch, offset: publication.offset, time: time), into: &step)
         deliver(publication, into: &step)
         notifyOfflineMember(of: publication, in: name, into: &step)
+    }
+
+    /// How long a publisher refused `busy` is asked to wait: a reader that still reads empties
+    /// its threshold's worth of queue in well under this on any working link.
+    static let busyRetryMilliseconds: Int64 = 100
+
+    /// The server reports a connection falling behind (its queue over the threshold while it
+    /// still reads) or catching up (protocol.md, "Backpressure").
+    public func readerBehindChanged(_ connection: ConnectionRef, behind: Bool) {
+        if behind {
+            readersBehind.insert(connection)
+        } else {
+            readersBehind.remove(connection)
+        }
+    }
+
+    /// Whether a subscriber of `channel` is behind: the publisher waits, not the reader. The
+    /// set is almost always empty, so this costs nothing on the common path.
+    private func hasReaderBehind(_ channel: String) -> Bool {
+        readersBehind.contains { subscriptions.isSubscribed($0, to: channel) }
+    }
+
+    private static func busy(_ channel: String) -> CoreError {
+        CoreError(.busy, "a reader of \(channel) is behind; nothing was stored, publish again after retry_after_ms",
+                  retryAfterMilliseconds: busyRetryMilliseconds)
     }
 
     /// A user's publication to a `room:` is counted against their room budgets (`RoomQuota`);

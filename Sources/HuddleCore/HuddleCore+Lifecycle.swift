@@ -5,6 +5,7 @@ extension HuddleCore {
     /// user's presence (the last one starts the grace period). Unknown connections are ignored,
     /// so the server's `connectionClosed` after a core-initiated close is harmless.
     func forget(_ connection: ConnectionRef, at time: Int64) {
+        readersBehind.remove(connection)
         guard let state = connections.close(connection) else { return }
         subscriptions.removeAll(of: connection)
         for login in state.pendingLogins {
@@ -39,8 +40,9 @@ extension HuddleCore {
         if !recipients.isEmpty { step.outputs.append(.presenceChanged(user: user, online: online, to: recipients)) }
     }
 
-    /// Ends presence grace periods, purges sessions expired long enough ago (a durable change,
-    /// so it is a command) and forgets login failures that left their window.
+    /// Ends presence grace periods, closes connections whose session expired, purges sessions
+    /// expired long enough ago (a durable change, so it is a command) and forgets login
+    /// failures that left their window.
     func tick(at time: Int64, into step: inout CoreStep) {
         for user in presence.expire(at: time) {
             announcePresence(of: user, online: false, into: &step)
@@ -58,6 +60,7 @@ extension HuddleCore {
             record(.purgeExpiredSessions(tokenHashes: tokenHashes, time: time), into: &step)
         }
         trimExpiredHistory(at: time, into: &step)
+        closeExpiredConnections(at: time, into: &step)
         loginThrottle.purge(at: time)
         friendRequestThrottle.purge(at: time)
         roomQuota.purge(at: time)
@@ -67,5 +70,21 @@ extension HuddleCore {
                 record(.forgetKeptResults(before: time - configuration.keptResultMilliseconds, time: time), into: &step)
             }
         }
+    }
+
+    /// A connection signed in with a session that has since expired is closed (4001, like a
+    /// revoked one): a token stops granting access at `expires_at` whether it is presented
+    /// again or was presented before.
+    private func closeExpiredConnections(at time: Int64, into step: inout CoreStep) {
+        var expired: [[UInt8]] = []
+        while let next = sessionExpiries.min, next.time <= time {
+            _ = sessionExpiries.popMin()
+            expired.append(next.tokenHash)
+        }
+        guard !expired.isEmpty else { return }
+        let closing = connections.connections(usingSessions: expired).filter { (connections[$0]?.identity?.expiresAt ?? .max) <= time }
+        guard !closing.isEmpty else { return }
+        step.outputs.append(.closeConnections(closing, code: Self.revokedCloseCode, reason: "session expired"))
+        for connection in closing { forget(connection, at: time) }
     }
 }

@@ -12,13 +12,20 @@ public final class HuddleCore {
 
     var connections = ConnectionRegistry()
     var subscriptions = Subscriptions()
+    /// Connections whose write queue is behind while they still read (the server reports each
+    /// change): publishes to their channels are refused `busy` until they catch up.
+    var readersBehind = Set<ConnectionRef>()
     var presence: PresenceTracker
     var loginThrottle: LoginThrottle
     var friendRequestThrottle: FriendRequestThrottle
     var roomQuota: RoomQuota
+    var passwordHashes = PasswordHashAdmission()
     /// Derived from the durable sessions (rebuilt on restore), so `tick` finds purgeable ones
     /// without scanning; entries of sessions revoked since are skipped when popped.
     var sessionPurges = MinHeap<SessionPurge>()
+    /// The same sessions by expiry: `tick` closes the connections still signed in with one that
+    /// expired, so a connection never outlives its token.
+    var sessionExpiries = MinHeap<SessionPurge>()
     /// When each channel's oldest publication expires (derived, rebuilt on restore), so `tick`
     /// trims expired history without scanning every channel (`HistoryExpiries`).
     var historyExpiries = HistoryExpiries()
@@ -50,6 +57,7 @@ public final class HuddleCore {
     public func restoreDurableState(_ state: CoreDurableState) {
         durableState = state
         sessionPurges = MinHeap<SessionPurge>()
+        sessionExpiries = MinHeap<SessionPurge>()
         usernames = UsernameIndex(state.accounts)
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
         historyExpiries = HistoryExpiries()
@@ -60,7 +68,10 @@ public final class HuddleCore {
     public func handle(_ request: CoreRequest, at time: Int64) -> CoreStep {
         var step = CoreStep()
         switch request {
-        case let .signUp(connection, requestID, username, email, passwordLength, passwordEqualsUsername, credentials, session):
+        case let .beginSignUp(connection, requestID, username, email, password, address):
+            beginSignUp(connection, requestID: requestID, username: username, email: email, password: password, address: address, into: &step)
+        case let .signUp(connection, requestID, username, email, passwordLength, passwordEqualsUsername, address, credentials, session):
+            passwordHashes.end(.signUp, from: address)
             signUp(
                 connection, requestID: requestID, username: username, email: email, passwordLength: passwordLength,
                 passwordEqualsUsername: passwordEqualsUsername, credentials: credentials, session: session,
@@ -68,7 +79,8 @@ public final class HuddleCore {
             )
         case let .beginLogin(connection, requestID, login, address, password):
             beginLogin(connection, requestID: requestID, login: login, address: address, password: password, at: time, into: &step)
-        case let .finishLogin(connection, requestID, username, passwordMatched, _, session):
+        case let .finishLogin(connection, requestID, username, passwordMatched, address, session):
+            passwordHashes.end(.login, from: address)
             finishLogin(connection, requestID: requestID, username: username, passwordMatched: passwordMatched, session: session, at: time, into: &step)
         case let .authenticate(connection, requestID, tokenHash):
             authenticate(connection, requestID: requestID, tokenHash: tokenHash, at: time, into: &step)
@@ -317,6 +329,7 @@ public final class HuddleCore {
 
     private func schedulePurge(of session: SessionRecord) {
         sessionPurges.push(SessionPurge(time: purgeTime(of: session), tokenHash: session.tokenHash))
+        sessionExpiries.push(SessionPurge(time: session.expiresAt, tokenHash: session.tokenHash))
     }
 
     func purgeTime(of session: SessionRecord) -> Int64 {

@@ -19,6 +19,9 @@ public final class EventLoop: @unchecked Sendable {
     public static let writable = UInt32(EPOLLOUT.rawValue)
     public static let hangup = UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLRDHUP.rawValue)
     public static let error = UInt32(EPOLLERR.rawValue)
+    /// With `readable`, for a descriptor several loops wait on (a shared listening socket): an
+    /// event wakes one waiting loop, not all of them (only on `register`: it cannot be modified).
+    public static let exclusive = UInt32(EPOLLEXCLUSIVE.rawValue)
 
     /// Which loop this is, 0-based, for logs and for spreading work.
     public let index: Int

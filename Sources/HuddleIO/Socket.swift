@@ -16,9 +16,9 @@ public enum IOResult: Equatable, Sendable {
 /// Thin, non-blocking POSIX socket calls. File descriptors stay plain `Int32`s: the owner
 /// (a listener or a connection) decides when to close them.
 public enum Socket {
-    /// A non-blocking TCP listening socket. With `reusePort`, every I/O loop binds its own
-    /// socket to the same port and the kernel spreads new connections across them.
-    public static func listen(host: String, port: Int, reusePort: Bool, backlog: Int32 = 1024) throws -> Int32 {
+    /// A non-blocking TCP listening socket, without SO_REUSEPORT: a port already bound (by
+    /// another server) fails with EADDRINUSE.
+    public static func listen(host: String, port: Int, backlog: Int32 = 1024) throws -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -33,9 +33,6 @@ public enum Socket {
         guard fd >= 0 else { throw SystemError("socket") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        if reusePort {
-            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
-        }
         guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
             let error = SystemError("bind(\(host):\(port))")
             close(fd)

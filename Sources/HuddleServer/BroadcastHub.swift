@@ -11,6 +11,9 @@ final class BroadcastHub: Sendable {
     /// Subscribers (on any loop) that can take the shared compressed frame; while zero, no
     /// publication pays for compression.
     let compressedSubscribers = Atomic<Int>(0)
+    /// Subscribers (on any loop) that are behind: while any is, a publisher's socket is not read
+    /// (protocol.md, "Backpressure"; the raw endpoint has no replies to say `busy` with).
+    let readersBehind = Atomic<Int>(0)
 
     init(loops: [EventLoop], maxMessageSize: Int) {
         self.loops = loops
@@ -28,6 +31,14 @@ final class BroadcastHub: Sendable {
         }
         endpoints[origin].deliver(frame)
     }
+
+    /// Called on the thread of the loop whose reader caught up (or closed).
+    func readerCaughtUp() {
+        guard readersBehind.subtract(1, ordering: .relaxed).newValue == 0 else { return }
+        for (index, endpoint) in endpoints.enumerated() {
+            loops[index].execute { endpoint.resumeHeldPublishers() }
+        }
+    }
 }
 
 /// One loop's share of `/broadcast`: its subscribers, touched only on that loop's thread.
@@ -40,6 +51,8 @@ final class BroadcastEndpoint: WebSocketEndpoint, @unchecked Sendable {
     /// Compresses outgoing publications from this loop (server_no_context_takeover: one
     /// deflater serves every message, reset between them).
     private lazy var deflater = PerMessageDeflater(windowBits: 15, noContextTakeover: true)
+    /// This loop's publishers whose reading is held until no subscriber is behind.
+    private var heldPublishers: [Connection] = []
 
     init(maxMessageSize: Int) { self.maxMessageSize = maxMessageSize }
 
@@ -55,6 +68,25 @@ final class BroadcastEndpoint: WebSocketEndpoint, @unchecked Sendable {
         if connection.acceptsSharedDeflatedFrames {
             hub?.compressedSubscribers.subtract(1, ordering: .relaxed)
         }
+        if connection.isBehind { hub?.readerCaughtUp() }
+        heldPublishers.removeAll { $0 === connection }
+    }
+
+    func connectionBehindChanged(_ connection: Connection) {
+        guard let hub else { return }
+        if connection.isBehind {
+            hub.readersBehind.add(1, ordering: .relaxed)
+        } else {
+            hub.readerCaughtUp()
+        }
+    }
+
+    /// Every subscriber caught up: held publishers are read again. A reader that fell behind
+    /// since will hold them again at their next message.
+    func resumeHeldPublishers() {
+        let held = heldPublishers
+        heldPublishers = []
+        for publisher in held { publisher.resumeReading() }
     }
 
     func received(_ opcode: WebSocketOpcode, _ payload: [UInt8], from connection: Connection) {
@@ -62,6 +94,12 @@ final class BroadcastEndpoint: WebSocketEndpoint, @unchecked Sendable {
         let wantsDeflate = hub.compressedSubscribers.load(ordering: .relaxed) > 0
         let frame = SharedFrame(opcode: opcode, payload: payload, deflater: wantsDeflate ? deflater : nil)
         hub.publish(frame, from: connection.context.loop.index)
+        // Checked after the publish, on this thread: a catch-up that brings the count to zero
+        // later queues `resumeHeldPublishers` behind this, so a hold is never missed.
+        if hub.readersBehind.load(ordering: .relaxed) > 0, !heldPublishers.contains(where: { $0 === connection }) {
+            heldPublishers.append(connection)
+            connection.holdReading()
+        }
     }
 
     func deliver(_ frame: SharedFrame) {

@@ -50,6 +50,12 @@ final class Connection: EventHandler, Flushable {
     /// the idle timeout, counted again from each write that makes progress: only a reader that
     /// stops reading is dropped.
     private var writingPhotoResponse = false
+    /// Closed as a slow consumer: the close frame waits behind what the kernel already holds
+    /// (megabytes on a fast link), so the closing deadline is the slow-reader timeout, counted
+    /// again from each write that makes progress — a reader that reads again gets the 1008 and
+    /// its reason, one that stopped is dropped. Only the frame in flight and the close frame
+    /// are left queued: memory is small.
+    private var closingAfterSlowConsumer = false
     private var reader: WebSocketMessageReader?
     private var endpoint: (any WebSocketEndpoint)?
     private var deflate: PerMessageDeflateParameters?
@@ -58,10 +64,30 @@ final class Connection: EventHandler, Flushable {
 
     private var outbound: [UInt8] = []
     private var outboundOffset = 0
+    /// Bytes written to the socket so far: with `queuedOutputBytes`, where the queue's end is
+    /// in the stream, so the slow-reader check can tell whether bytes queued long ago have left.
+    private var writtenBytes = 0
+    /// The queue's end (in `writtenBytes` terms) when the sweep found bytes waiting, and when:
+    /// those bytes must be written by `since` + the slow-reader timeout.
+    private var drainMark: (end: Int, since: Int64)?
+    /// When a write last made progress: a reader whose socket takes nothing holds no publisher.
+    private var lastWriteProgress: Int64
+    /// Over the backpressure threshold and still draining: publishers to it wait (`BackpressureRule`).
+    private(set) var isBehind = false
+    /// Its socket took nothing for the stall time: not behind (holds nobody) until a write
+    /// makes progress again.
+    private var isStalled = false
+    /// The queue size last added to the loop's queued-bytes gauge.
+    private var reportedQueuedBytes = 0
+    /// A `/broadcast` publisher whose socket is not read while a subscriber is behind.
+    private var readingHeld = false
     /// Where WebSocket frames begin in `outbound` (after a 101 response still queued).
     private var outboundFramesStart = 0
     var isDirty = false
     private var registeredEvents: UInt32 = 0
+    /// Shutdown: no more bytes are read while the WebSocket is open, so no new request starts;
+    /// what is unread stays in the kernel and was never seen (protocol.md, close code 1001).
+    private var readingStopped = false
 
     /// Deadline of the current phase (handshake, closing, draining), on the loop's clock.
     private var deadline: Int64
@@ -82,6 +108,7 @@ final class Connection: EventHandler, Flushable {
         self.context = context
         let now = context.loop.now
         lastReceived = now
+        lastWriteProgress = now
         deadline = now + Int64(context.configuration.handshakeTimeoutMilliseconds)
         if tls != nil {
             phase = .tlsHandshake
@@ -106,7 +133,18 @@ final class Connection: EventHandler, Flushable {
             continueTLSHandshake()
             return
         }
-        if events & (EventLoop.readable | EventLoop.hangup | EventLoop.error) != 0 {
+        if events & (EventLoop.hangup | EventLoop.error) != 0 {
+            // Reported whatever the interest, and again and again (level-triggered) until handled.
+            if readingStopped && phase == .open {
+                // Shutdown keeps this WebSocket from starting new requests; the peer is gone,
+                // and whatever is still queued for it can never arrive.
+                abort()
+            } else {
+                // A held publisher's socket is read to its end.
+                readingHeld = false
+                readAvailable()
+            }
+        } else if events & EventLoop.readable != 0, readsInput {
             readAvailable()
         }
         if phase != .closed, events & EventLoop.writable != 0 || tls?.wantsWriteReadiness == true {
@@ -138,13 +176,14 @@ final class Connection: EventHandler, Flushable {
         // report the rest). TLS must drain until "want read": OpenSSL may hold decrypted bytes
         // that the socket's readiness no longer announces.
         var budget = tls == nil ? 4 : Int.max
-        while budget > 0, phase != .closed {
+        while budget > 0, phase != .closed, !readingHeld {
             budget -= 1
             let result = tls?.read(into: buffer) ?? Socket.read(fd, into: buffer)
             switch result {
             case .bytes(let count):
                 lastReceived = context.loop.now
                 consume(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                if readingHeld { updateInterest() }
                 if tls == nil && count < buffer.count { return }
             case .wouldBlock:
                 updateInterest()
@@ -317,6 +356,17 @@ final class Connection: EventHandler, Flushable {
             }
             return
         }
+        if let staticFiles = context.staticFiles, StaticFiles.claims(head.path), !WebSocketHandshake.isUpgradeRequest(head) {
+            switch staticFiles.respond(to: head) {
+            case .file(let status, let headers, let contentType, let body, let omitBody)?:
+                respond(status: status, headers: headers, contentType: contentType, body: body, omitBody: omitBody)
+            case .methodNotAllowed?:
+                respond(status: 405, headers: [("Allow", "GET, HEAD")], body: "method not allowed")
+            case nil:
+                respond(status: 404, body: "no such file: \(head.path)")
+            }
+            return
+        }
         guard let endpoint = context.endpoint(for: head.path) else {
             context.logger.debug("unknown path", metadata: ["peer": "\(peer)", "path": "\(head.path)"])
             respond(status: 404, body: "no such endpoint: \(head.path)")
@@ -429,6 +479,11 @@ final class Connection: EventHandler, Flushable {
 
     private func enterClosing(shutdownAfterFlush: Bool) {
         phase = .closing
+        // A held publisher reads again: the peer's close frame is what the close waits for.
+        if readingHeld {
+            readingHeld = false
+            updateInterest()
+        }
         self.shutdownAfterFlush = shutdownAfterFlush
         deadline = context.loop.now + Self.closingTimeout
         detachFromEndpoint()
@@ -439,6 +494,10 @@ final class Connection: EventHandler, Flushable {
         guard let endpoint else { return }
         endpoint.connectionClosed(self)
         self.endpoint = nil
+        if isBehind {
+            isBehind = false
+            context.metrics.loop(context.loop.index).readersBehind.subtract(1, ordering: .relaxed)
+        }
         context.metrics.loop(context.loop.index).webSocketsClosed.add(1, ordering: .relaxed)
     }
 
@@ -453,6 +512,7 @@ final class Connection: EventHandler, Flushable {
             WebSocketFrameWriter.append(opcode: opcode, payload: payload, to: &outbound)
         }
         context.metrics.loop(context.loop.index).messagesSent.add(1, ordering: .relaxed)
+        if !isBehind, !isStalled, queuedOutputBytes > context.backpressure.behindBytes { setBehind(true) }
         context.markDirty(self)
     }
 
@@ -465,21 +525,59 @@ final class Connection: EventHandler, Flushable {
             outbound.append(contentsOf: frame.plain)
         }
         context.metrics.loop(context.loop.index).messagesSent.add(1, ordering: .relaxed)
+        if !isBehind, !isStalled, queuedOutputBytes > context.backpressure.behindBytes { setBehind(true) }
         context.markDirty(self)
     }
 
-    /// The backpressure rule: a new message is admitted while the queue holds less than the
-    /// limit, so memory per connection stays under the limit plus one message. A reader that
-    /// falls further behind is closed with 1008: the queued frames that have not started to
-    /// leave are dropped (their memory freed at once) and the close frame follows the frame in
-    /// flight, so the reader learns why as soon as it catches up with its socket buffer.
+    /// The memory bound (`BackpressureRule`): a new message is admitted while the queue holds
+    /// less than the ceiling, so memory per connection stays under it plus one message.
     private func admitOutput() -> Bool {
         guard queuedOutputBytes >= context.configuration.maxOutboundBytes else { return true }
-        context.logger.warning("closing slow consumer", metadata: ["peer": "\(peer)", "queued": "\(queuedOutputBytes)"])
+        closeSlowConsumer(.queueLimit, reason: "outbound queue over \(context.configuration.maxOutboundBytes) bytes")
+        return false
+    }
+
+    /// Closes a reader that fell too far behind with 1008: the queued frames that have not
+    /// started to leave are dropped (their memory freed at once) and the close frame follows
+    /// the frame in flight, so the reader learns why as soon as it catches up with its socket.
+    private func closeSlowConsumer(_ cause: SlowConsumerCause, reason: String) {
+        context.logger.warning("closing slow consumer", metadata: ["peer": "\(peer)", "queued": "\(queuedOutputBytes)", "reason": "\(reason)"])
+        context.metrics.loop(context.loop.index).countSlowConsumerClose(cause)
         let end = WebSocketFrameWriter.endOfFrame(covering: outboundOffset, in: outbound, from: outboundFramesStart)
         outbound.removeSubrange(end...)
-        close(.policyViolation, reason: "slow consumer: outbound queue over \(context.configuration.maxOutboundBytes) bytes")
-        return false
+        close(.policyViolation, reason: "slow consumer: \(reason)")
+        closingAfterSlowConsumer = true
+        deadline = context.loop.now + slowConsumerClosingTimeout
+    }
+
+    private var slowConsumerClosingTimeout: Int64 {
+        max(Self.closingTimeout, Int64(context.configuration.slowReaderTimeoutMilliseconds))
+    }
+
+    /// Tells the endpoint (which holds publishers back) when this reader falls behind or catches up.
+    private func setBehind(_ behind: Bool) {
+        guard behind != isBehind, phase == .open, let endpoint else { return }
+        isBehind = behind
+        context.metrics.loop(context.loop.index).readersBehind.add(behind ? 1 : -1, ordering: .relaxed)
+        endpoint.connectionBehindChanged(self)
+    }
+
+    /// Stops reading this connection's socket until `resumeReading` (TCP backpressure on a
+    /// `/broadcast` publisher while a subscriber is behind).
+    func holdReading() {
+        guard phase == .open, !readingHeld else { return }
+        readingHeld = true
+        context.metrics.loop(context.loop.index).publishersHeld.add(1, ordering: .relaxed)
+        updateInterest()
+    }
+
+    func resumeReading() {
+        guard readingHeld else { return }
+        readingHeld = false
+        guard phase != .closed else { return }
+        updateInterest()
+        // TLS may hold decrypted bytes the socket's readiness will not announce again.
+        readAvailable()
     }
 
     private func enqueueFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
@@ -507,15 +605,21 @@ final class Connection: EventHandler, Flushable {
             switch result {
             case .bytes(let count):
                 outboundOffset += count
+                writtenBytes += count
+                lastWriteProgress = context.loop.now
+                isStalled = false
                 if writingPhotoResponse { deadline = context.loop.now + Int64(context.configuration.idleTimeoutMilliseconds) }
+                if closingAfterSlowConsumer { deadline = context.loop.now + slowConsumerClosingTimeout }
             case .wouldBlock:
                 updateInterest()
+                wroteSome()
                 return
             case .endOfStream, .failed:
                 abort()
                 return
             }
         }
+        wroteSome()
         if outbound.capacity > Self.retainedOutboundCapacity {
             outbound = []
         } else {
@@ -527,17 +631,62 @@ final class Connection: EventHandler, Flushable {
         if phase == .closing && shutdownAfterFlush { shutDownOurSide() }
     }
 
+    /// After a flush: the queued-bytes gauge follows the queue, and a reader back under the
+    /// threshold no longer holds publishers.
+    private func wroteSome() {
+        let queued = queuedOutputBytes
+        if isBehind, queued <= context.backpressure.caughtUpBytes {
+            setBehind(false)
+        } else if !isBehind, !isStalled, queued > context.backpressure.behindBytes {
+            setBehind(true)
+        }
+        reportQueuedBytes()
+    }
+
+    /// Brings the loop's queued-bytes gauge to this queue's size: once per flush, not per message.
+    private func reportQueuedBytes() {
+        let queued = queuedOutputBytes
+        guard queued != reportedQueuedBytes else { return }
+        context.metrics.loop(context.loop.index).outboundQueuedBytes.add(queued - reportedQueuedBytes, ordering: .relaxed)
+        reportedQueuedBytes = queued
+    }
+
     private func shutDownOurSide() {
         tls?.shutdown()
         Socket.shutdownWrite(fd)
         phase = .draining
         outbound = []
+        outboundOffset = 0
+        reportQueuedBytes()
         deadline = context.loop.now + Self.closingTimeout
+    }
+
+    /// Whether the socket is read: always, but while shutdown keeps an open WebSocket from
+    /// starting new requests. Closing reads again (for the peer's close frame: data messages
+    /// are dropped there).
+    /// A publisher held back (its readers are behind) is not read either.
+    private var readsInput: Bool { !readingHeld && !(readingStopped && phase == .open) }
+
+    /// Shutdown: stop reading this open WebSocket; the requests already read are still answered.
+    func stopReading() {
+        guard phase == .open, !readingStopped else { return }
+        readingStopped = true
+        updateInterest()
+    }
+
+    /// Requests read on this connection and not answered yet (a reply queued counts as answered).
+    var requestsUnanswered: Int { endpoint?.requestsUnanswered(self) ?? 0 }
+
+    /// An HTTP request whose whole body was read and whose response is being made.
+    var awaitsResponse: Bool {
+        guard phase == .httpBody else { return false }
+        if let pendingPhoto { return !pendingPhoto.isReceivingBody }
+        return pendingRequest?.dispatched == true
     }
 
     private func updateInterest() {
         guard phase != .closed else { return }
-        var events = EventLoop.readable
+        var events = readsInput ? EventLoop.readable : 0
         if queuedOutputBytes > 0 || tls?.wantsWriteReadiness == true { events |= EventLoop.writable }
         if events != registeredEvents {
             registeredEvents = events
@@ -581,6 +730,8 @@ final class Connection: EventHandler, Flushable {
             let silence = now - lastReceived
             if silence >= Int64(configuration.idleTimeoutMilliseconds) {
                 fail(WebSocketError(.policyViolation, "idle timeout: no data or pong for \(silence / 1000) s"))
+            } else if checkDrain(now: now) {
+                break
             } else if silence >= Int64(configuration.pingIntervalMilliseconds),
                 now - lastPingSent >= Int64(configuration.pingIntervalMilliseconds)
             {
@@ -594,6 +745,28 @@ final class Connection: EventHandler, Flushable {
         }
     }
 
+    /// The slow-reader rule (`BackpressureRule`): bytes queued must leave within the timeout,
+    /// however much is queued; and a reader whose socket takes nothing for the stall time no
+    /// longer holds publishers back. True when the connection was closed.
+    private func checkDrain(now: Int64) -> Bool {
+        if let mark = drainMark, writtenBytes >= mark.end { drainMark = nil }
+        guard queuedOutputBytes > 0 else { return false }
+        guard let mark = drainMark else {
+            drainMark = (writtenBytes + queuedOutputBytes, now)
+            return false
+        }
+        let waited = now - mark.since
+        if waited >= Int64(context.configuration.slowReaderTimeoutMilliseconds) {
+            closeSlowConsumer(.queueAge, reason: "bytes queued for \(waited / 1000) s were not read")
+            return true
+        }
+        if isBehind, now - lastWriteProgress >= context.backpressure.stallMilliseconds {
+            isStalled = true
+            setBehind(false)
+        }
+        return false
+    }
+
     // MARK: Teardown
 
     /// Closes the socket now, whatever is queued.
@@ -605,6 +778,8 @@ final class Connection: EventHandler, Flushable {
         pendingRequest = nil
         pendingPhoto = nil
         outbound = []
+        outboundOffset = 0
+        reportQueuedBytes()
         context.loop.unregister(fd)
         Glibc.close(fd)
         context.remove(self)

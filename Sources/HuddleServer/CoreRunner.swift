@@ -20,7 +20,7 @@ final class CoreRunner: @unchecked Sendable {
     private let ioLoops: [EventLoop]
     /// One per I/O loop; set before the thread starts.
     private var endpoints: [ProtocolEndpoint] = []
-    let passwordWorkers: WorkerThreads
+    private let passwordHashes: PasswordHashQueue
     /// Where `pushNotification` outputs go; nil without `--push-webhook` (they are dropped: the
     /// inbox and unread counts already hold what they tell of). Set before the thread starts.
     var pushGateway: PushGateway?
@@ -79,7 +79,7 @@ final class CoreRunner: @unchecked Sendable {
         self.metrics = metrics
         self.logger = logger
         loop = try EventLoop(index: ioLoops.count, readBufferSize: 16)
-        passwordWorkers = try WorkerThreads(name: "huddle-kdf", count: 2)
+        passwordHashes = try PasswordHashQueue(threads: 2, metrics: metrics.passwordHashes)
         outbox = Array(repeating: [], count: ioLoops.count)
         budgets = UsageBudgets(configuration: configuration)
         loop.onTurnEnd { [unowned self] in self.endTurn() }
@@ -107,7 +107,7 @@ final class CoreRunner: @unchecked Sendable {
             loop.stop()
         }
         thread?.join()
-        passwordWorkers.stop()
+        passwordHashes.stop()
         persistence.close()
     }
 
@@ -122,6 +122,12 @@ final class CoreRunner: @unchecked Sendable {
             }
             process(request, op: op, submitted: submitted)
         }
+    }
+
+    /// A connection fell behind or caught up (protocol.md, "Backpressure"); in the connection's
+    /// order with its requests, so its `connectionClosed` comes after.
+    func readerBehindChanged(_ ref: ConnectionRef, behind: Bool) {
+        loop.execute { [self] in core.readerBehindChanged(ref, behind: behind) }
     }
 
     /// Queues an HTTP API request, answered to `connection` on `loopIndex`.
@@ -283,7 +289,7 @@ final class CoreRunner: @unchecked Sendable {
             switch output {
             case .reply(let ref, let requestID, _):
                 replyUnavailable(ref, requestID)
-            case .deliver, .presenceChanged, .typing, .sessionAccepted, .verifyPassword:
+            case .deliver, .presenceChanged, .typing, .sessionAccepted, .verifyPassword, .hashNewPassword:
                 break
             // Feed.
             case .feedEvent:
@@ -302,7 +308,7 @@ final class CoreRunner: @unchecked Sendable {
             }
         }
         switch handled.request {
-        case .signUp(let ref, _, _, _, _, _, _, _), .finishLogin(let ref, _, _, _, _, _):
+        case .signUp(let ref, _, _, _, _, _, _, _, _), .finishLogin(let ref, _, _, _, _, _):
             outbox[ref.loop].append(.close(serial: ref.serial, code: WebSocketCloseCode.tryAgainLater.rawValue, reason: "storage unavailable"))
         default:
             break
@@ -312,7 +318,7 @@ final class CoreRunner: @unchecked Sendable {
     /// A write request refused up front while storage is down.
     private func refuse(_ request: CoreRequest) {
         switch request {
-        case .signUp(let ref, let id, _, _, _, _, _, _), .beginLogin(let ref, let id, _, _, _), .logout(let ref, let id, _),
+        case .beginSignUp(let ref, let id, _, _, _, _), .beginLogin(let ref, let id, _, _, _), .logout(let ref, let id, _),
              .publish(let ref, let id, _, _, _, _), .sendFriendRequest(let ref, let id, _, _), .markRead(let ref, let id, _, _),
              .answerFriendRequest(let ref, let id, _, _), .cancelFriendRequest(let ref, let id, _), .removeFriend(let ref, let id, _):
             replyUnavailable(ref, id)
@@ -393,6 +399,8 @@ final class CoreRunner: @unchecked Sendable {
             fanOut(ServerMessage.presenceEvent(user: user, online: online, time: WallClock.milliseconds()), to: recipients)
         case .verifyPassword(let ref, let requestID, let username, let credentials, let password, let address):
             verifyPassword(ref, requestID, username, credentials, password, address)
+        case .hashNewPassword(let ref, let requestID, let username, let email, let password, let address):
+            hashNewPassword(ref, requestID, username: username, email: email, password: password, address: address)
         case .closeConnections(let refs, let code, let reason):
             for ref in refs { outbox[ref.loop].append(.close(serial: ref.serial, code: code, reason: reason)) }
         case .sessionAccepted(let ref, let user, let expiresAt):
@@ -435,19 +443,47 @@ final class CoreRunner: @unchecked Sendable {
         }
     }
 
+    /// Hashes in the login lane; an unknown login (no credentials) is hashed at the cost of a
+    /// new password, so that its answer takes as long as a wrong password's.
     private func verifyPassword(
-        _ ref: ConnectionRef, _ requestID: String, _ username: Username, _ credentials: Credentials, _ password: String, _ address: String
+        _ ref: ConnectionRef, _ requestID: String, _ username: Username?, _ credentials: Credentials?, _ password: String, _ address: String
     ) {
         let device = secrets[ref]?[requestID]?.device
         let ttl = Int64(configuration.sessionTTLMilliseconds)
-        passwordWorkers.run { [self] in
-            let hash = Crypto.pbkdf2SHA256(password: password, salt: credentials.salt, iterations: credentials.iterations, length: credentials.hash.count)
-            let matched = Crypto.constantTimeEquals(hash, credentials.hash)
+        let iterations = configuration.kdfIterations
+        passwordHashes.run(.login) { [self] in
+            let matched: Bool
+            if let credentials {
+                let hash = Crypto.pbkdf2SHA256(password: password, salt: credentials.salt, iterations: credentials.iterations, length: credentials.hash.count)
+                matched = Crypto.constantTimeEquals(hash, credentials.hash)
+            } else {
+                _ = Crypto.pbkdf2SHA256(password: password, salt: Crypto.randomBytes(16), iterations: iterations)
+                matched = false
+            }
             let token = SessionToken.generate()
             let session = NewSession(tokenHash: SessionToken.hash(token), expiresAt: WallClock.milliseconds() + ttl, device: device)
             submit(
                 .finishLogin(ref, requestID: requestID, username: username, passwordMatched: matched, address: address, session: session),
                 op: "login", token: matched ? token : nil)
+        }
+    }
+
+    /// Hashes a signup's password in the signup lane (behind every waiting login), then hands
+    /// the core only the hash and the facts its rules need about the password.
+    private func hashNewPassword(_ ref: ConnectionRef, _ requestID: String, username: String, email: String, password: String, address: String) {
+        let device = secrets[ref]?[requestID]?.device
+        let ttl = Int64(configuration.sessionTTLMilliseconds)
+        let iterations = configuration.kdfIterations
+        passwordHashes.run(.signUp) { [self] in
+            let salt = Crypto.randomBytes(16)
+            let credentials = Credentials(salt: salt, hash: Crypto.pbkdf2SHA256(password: password, salt: salt, iterations: iterations), iterations: iterations)
+            let token = SessionToken.generate()
+            let session = NewSession(tokenHash: SessionToken.hash(token), expiresAt: WallClock.milliseconds() + ttl, device: device)
+            submit(
+                .signUp(ref, requestID: requestID, username: username, email: email, passwordLength: password.count,
+                        passwordEqualsUsername: password.lowercased() == username.lowercased(), address: address,
+                        credentials: credentials, session: session),
+                op: nil, token: token)  // counted in the op's latency once, by its first half
         }
     }
 
@@ -472,11 +508,12 @@ extension CoreOutput {
 }
 
 extension CoreRequest {
-    /// Requests that lead to a durable command (directly, or for a login through finishLogin):
-    /// refused up front while storage refuses writes.
+    /// Requests that lead to a durable command (directly, or for a login or signup through the
+    /// request that carries its hash): refused up front while storage refuses writes. The
+    /// second halves are not: they end password hashes the core counts.
     var startsAWrite: Bool {
         switch self {
-        case .signUp, .beginLogin, .logout, .publish, .serverPublish,
+        case .beginSignUp, .beginLogin, .logout, .publish, .serverPublish,
              .sendFriendRequest, .answerFriendRequest, .cancelFriendRequest, .removeFriend, .markRead:
             return true
         // Feed.
@@ -501,7 +538,8 @@ extension CoreRequest {
     /// The connection and request id a reply will carry, for requests that have both.
     var connectionAndRequestID: (ConnectionRef, String)? {
         switch self {
-        case .signUp(let ref, let id, _, _, _, _, _, _): return (ref, id)
+        case .beginSignUp(let ref, let id, _, _, _, _): return (ref, id)
+        case .signUp(let ref, let id, _, _, _, _, _, _, _): return (ref, id)
         case .beginLogin(let ref, let id, _, _, _): return (ref, id)
         case .finishLogin(let ref, let id, _, _, _, _): return (ref, id)
         default: return nil

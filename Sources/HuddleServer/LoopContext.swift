@@ -13,11 +13,14 @@ final class LoopContext: @unchecked Sendable {
     let deflateOptions: PerMessageDeflateServerOptions
     let tlsContext: TLSContext?
     let metrics: ServerMetrics
+    let backpressure: BackpressureRule
     let metricsAccess: MetricsAccess
     /// The HTTP API on this loop, when an API key is configured.
     var httpAPI: HTTPAPI?
     /// The photo endpoints on this loop (always on: users authenticate with their session token).
     var photoAPI: PhotoAPI?
+    /// The web app and the SDK (/app/, /sdk/huddle.js); nil with `--no-web-app`.
+    let staticFiles: StaticFiles?
     private var endpoints: [String: any WebSocketEndpoint] = [:]
     private(set) var connections = SlottedList<Connection>(slot: \.slot)
     private let pendingFlushes = PendingFlushes<Connection>()
@@ -25,6 +28,8 @@ final class LoopContext: @unchecked Sendable {
     /// server_no_context_takeover: compression state is per message, so it can be shared.
     private var sharedDeflaters: [Int: PerMessageDeflater] = [:]
     private var listeners: [Listener] = []
+    /// Set by `shutDown`: a connection another loop accepted just before is closed, not served.
+    private var shuttingDown = false
     /// Inflates for every connection whose client agreed to client_no_context_takeover: a
     /// message is inflated whole, so one zlib stream (15-bit window, which also reads smaller
     /// windows) serves the loop and idle connections hold no zlib memory.
@@ -35,7 +40,9 @@ final class LoopContext: @unchecked Sendable {
         self.metrics = metrics
         metricsAccess = MetricsAccess(token: configuration.metricsToken)
         self.configuration = configuration
+        backpressure = BackpressureRule(maxOutboundBytes: configuration.maxOutboundBytes)
         self.tlsContext = tlsContext
+        staticFiles = configuration.webApp ? StaticFiles() : nil
         var logger = logger
         logger[metadataKey: "loop"] = "\(loop.index)"
         self.logger = logger
@@ -59,9 +66,9 @@ final class LoopContext: @unchecked Sendable {
 
     func endpoint(for path: String) -> (any WebSocketEndpoint)? { endpoints[path] }
 
-    func listen(fd: Int32, tls: Bool) throws {
-        let listener = Listener(fd: fd, tls: tls, context: self)
-        try loop.register(fd, events: EventLoop.readable, handler: listener)
+    func listen(fd: Int32, tls: Bool, spreader: ConnectionSpreader) throws {
+        let listener = Listener(fd: fd, tls: tls, context: self, spreader: spreader)
+        try loop.register(fd, events: Listener.events, handler: listener)
         listeners.append(listener)
     }
 
@@ -75,6 +82,10 @@ final class LoopContext: @unchecked Sendable {
     // MARK: Connections
 
     func accepted(fd: Int32, peer: String, tls: Bool) {
+        guard !shuttingDown else {
+            _ = Glibc.close(fd)
+            return
+        }
         var stream: TLSStream?
         if tls, let tlsContext {
             do {
@@ -123,24 +134,62 @@ final class LoopContext: @unchecked Sendable {
 
     // MARK: Shutdown
 
-    /// Stops accepting, sends 1001 to every open connection, and stops the loop once every
-    /// connection is gone or `grace` has passed.
+    /// How often a drain looks for connections whose requests are all answered.
+    private static let drainCheckInterval: Int64 = 5
+
+    /// The graceful drain: stops accepting and stops reading every open WebSocket, closes each
+    /// one (1001) right after the replies to every request it had read (the close frame follows
+    /// them in the same queue), and stops the loop once every connection is gone or `grace`
+    /// has passed. Bytes still unread were never seen, so a client may resend what they held
+    /// (protocol.md, close code 1001). An HTTP request already read gets its response; one
+    /// still arriving is cut.
     func shutDown(grace: Int64, then done: @escaping @Sendable () -> Void) {
+        shuttingDown = true
         for listener in listeners { listener.close() }
         listeners = []
+        var awaited = 0
         for connection in connections.elements {
-            if connection.phase == .open {
-                connection.close(.goingAway, reason: "server shutting down")
-            } else if connection.phase != .closing && connection.phase != .draining {
+            switch connection.phase {
+            case .open:
+                connection.stopReading()
+                awaited += connection.requestsUnanswered
+            case .closing, .draining:
+                break
+            case .httpBody where connection.awaitsResponse:
+                awaited += 1
+            default:
                 connection.abort()
             }
         }
         let deadline = loop.now + grace
-        loop.schedule(after: 20, repeating: 20) { [unowned self] in
-            if connections.isEmpty || loop.now >= deadline {
-                for connection in connections.elements { connection.abort() }
-                done()
+        var closed = 0
+        var finished = false
+        loop.schedule(after: 0, repeating: Self.drainCheckInterval) { [unowned self] in
+            guard !finished else { return }
+            for connection in connections.elements where connection.phase == .open && connection.requestsUnanswered == 0 {
+                connection.close(.goingAway, reason: "server shutting down")
+                closed += 1
             }
+            guard connections.isEmpty || loop.now >= deadline else { return }
+            finished = true
+            var unanswered = 0
+            for connection in connections.elements {
+                if connection.phase == .open {
+                    unanswered += connection.requestsUnanswered
+                    connection.close(.goingAway, reason: "server shutting down")
+                    connection.flush()
+                }
+                connection.abort()
+            }
+            if unanswered > 0 {
+                logger.error("shutdown grace ran out before every request read was answered", metadata: [
+                    "unanswered": "\(unanswered)", "grace-ms": "\(grace)",
+                ])
+            }
+            logger.notice("drained", metadata: [
+                "requests-in-flight": "\(awaited)", "closed-1001": "\(closed)", "unanswered": "\(unanswered)",
+            ])
+            done()
         }
     }
 }

@@ -14,7 +14,6 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     let maxMessageSize: Int
     private let loopIndex: Int
     private let runner: CoreRunner
-    private let workers: WorkerThreads
     private let configuration: ServerConfiguration
     private let metrics: ServerMetrics
     private let limits = ProtocolLimits()
@@ -40,7 +39,9 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         /// The number (in `forwarded`) of the sign-in request being decided; 0 for an upgrade
         /// token; nil when no sign-in is pending.
         var pendingSignIn: Int?
-        var waiting: [[UInt8]] = []
+        var waiting: [Waiting] = []
+        /// The bytes of `waiting`, requests decompressed as they are held.
+        var waitingBytes = 0
 
         init(serial: UInt64, bucket: TokenBucket, takesSharedDeflate: Bool) {
             self.serial = serial
@@ -49,15 +50,37 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         }
     }
 
+    /// What arrived while a sign-in is pending, in order: a request to run once it is decided,
+    /// or the reply to one refused on arrival (it must not overtake the replies before it).
+    enum Waiting {
+        case request([UInt8])
+        case reply([UInt8])
+
+        var bytes: [UInt8] {
+            switch self {
+            case .request(let bytes), .reply(let bytes): bytes
+            }
+        }
+    }
+
     /// Refusals in a row after which a client that ignores `rate_limited` is closed (1008).
     private static let refusalsBeforeClose = 1000
-    /// Requests a connection may pipeline behind a sign-in still being decided.
-    private static let maxWaitingDuringSignIn = 1000
+    /// Requests a connection may pipeline behind a sign-in still being decided (those refused
+    /// on arrival included): the rate limit's burst and then some.
+    private static let maxWaitingDuringSignIn = 200
+    /// Bytes (decompressed) of the requests one connection may have waiting behind a sign-in
+    /// still being decided: one message of the largest size, or many small ones. Beyond it a
+    /// request is refused (`signing_in`): what a client pipelines after a login is its first
+    /// few requests, and a request is held decompressed, so without this bound ~12 KB of
+    /// compressed frames pin 64 KiB each.
+    private static let maxWaitingBytesDuringSignIn = 64 * 1024
+    /// The same, all connections of the server together (`busy`, with `retry_after_ms`).
+    private static let maxWaitingBytesDuringSignInOverall = 16 * 1024 * 1024
+    private static let waitingRetryMilliseconds: Int64 = 1_000
 
-    init(loopIndex: Int, runner: CoreRunner, workers: WorkerThreads, configuration: ServerConfiguration, metrics: ServerMetrics) {
+    init(loopIndex: Int, runner: CoreRunner, configuration: ServerConfiguration, metrics: ServerMetrics) {
         self.loopIndex = loopIndex
         self.runner = runner
-        self.workers = workers
         self.configuration = configuration
         self.metrics = metrics
         maxMessageSize = configuration.maxMessageSize
@@ -105,8 +128,23 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     func connectionClosed(_ connection: Connection) {
         guard let session = connection.endpointState as? Session else { return }
         connections[session.serial] = nil
+        _ = releaseWaiting(session)
         if session.takesSharedDeflate { runner.deflateConnections.subtract(1, ordering: .relaxed) }
         runner.submit(.connectionClosed(ConnectionRef(loop: loopIndex, serial: session.serial)), op: nil)
+    }
+
+    /// Requests forwarded and not answered, plus those waiting behind a sign-in; an upgrade
+    /// token being checked counts as one (requests may wait behind it).
+    func requestsUnanswered(_ connection: Connection) -> Int {
+        guard let session = connection.endpointState as? Session else { return 0 }
+        return session.forwarded - session.answered + session.waiting.count + (session.pendingSignIn == 0 ? 1 : 0)
+    }
+
+    /// The core refuses publishes to this reader's channels while it is behind; its
+    /// `connectionClosed` clears that.
+    func connectionBehindChanged(_ connection: Connection) {
+        guard let session = connection.endpointState as? Session else { return }
+        runner.readerBehindChanged(ConnectionRef(loop: loopIndex, serial: session.serial), behind: connection.isBehind)
     }
 
     /// Gives an HTTP API caller a serial so its response can find it.
@@ -138,14 +176,48 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         }
         session.refusalsInARow = 0
         if session.pendingSignIn != nil {
-            guard session.waiting.count < Self.maxWaitingDuringSignIn else {
-                connection.close(.policyViolation, reason: "too many requests while signing in")
-                return
+            if let refusal = waitingRefusal(payload.count, session) {
+                metrics.countError(refusal.code)
+                let id = RequestDecoder.decode(payload, limits: limits).requestID
+                reply(ServerMessage.failure(id: id, code: refusal.code, message: refusal.message, retryAfterMilliseconds: refusal.retryAfter), session, connection)
+            } else {
+                hold(.request(payload), session, connection)
             }
-            session.waiting.append(payload)
         } else {
             handle(payload, session: session, connection: connection)
         }
+    }
+
+    /// Keeps what arrived during a pending sign-in for when it is decided.
+    private func hold(_ entry: Waiting, _ session: Session, _ connection: Connection) {
+        guard session.waiting.count < Self.maxWaitingDuringSignIn else {
+            connection.close(.policyViolation, reason: "too many requests while signing in")
+            return
+        }
+        session.waiting.append(entry)
+        session.waitingBytes += entry.bytes.count
+        metrics.heldBehindSignIn.add(entry.bytes.count, ordering: .relaxed)
+    }
+
+    /// Why a request may not wait behind the pending sign-in, if it may not.
+    private func waitingRefusal(_ size: Int, _ session: Session) -> (code: String, message: String, retryAfter: Int64?)? {
+        if session.waitingBytes + size > Self.maxWaitingBytesDuringSignIn {
+            let message = "over \(Self.maxWaitingBytesDuringSignIn / 1024) KiB of requests wait for the sign-in; send this one after its reply"
+            return ("signing_in", message, nil)
+        }
+        if metrics.heldBehindSignIn.load(ordering: .relaxed) + size > Self.maxWaitingBytesDuringSignInOverall {
+            return ("busy", "too many requests wait for sign-ins on this server; try again later", Self.waitingRetryMilliseconds)
+        }
+        return nil
+    }
+
+    /// Takes the requests held behind a sign-in off the server-wide count.
+    private func releaseWaiting(_ session: Session) -> [Waiting] {
+        let waiting = session.waiting
+        metrics.heldBehindSignIn.subtract(session.waitingBytes, ordering: .relaxed)
+        session.waiting = []
+        session.waitingBytes = 0
+        return waiting
     }
 
     private func handle(_ payload: [UInt8], session: Session, connection: Connection) {
@@ -159,9 +231,11 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     }
 
     /// A reply made on this loop: sent now, or after the core has answered every request that
-    /// came before it.
+    /// came before it (and, during a sign-in, after the requests held behind it).
     private func reply(_ text: [UInt8], _ session: Session, _ connection: Connection) {
-        if session.answered == session.forwarded {
+        if session.pendingSignIn != nil {
+            hold(.reply(text), session, connection)
+        } else if session.answered == session.forwarded {
             connection.send(.text, text)
         } else {
             session.heldReplies.append((session.forwarded, text))
@@ -190,8 +264,17 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
 
     private func signInSettled(_ session: Session, _ connection: Connection) {
         session.pendingSignIn = nil
-        while !session.waiting.isEmpty, session.pendingSignIn == nil {
-            handle(session.waiting.removeFirst(), session: session, connection: connection)
+        var waiting = releaseWaiting(session)[...]
+        while let next = waiting.popFirst() {
+            switch next {
+            case .request(let payload): handle(payload, session: session, connection: connection)
+            case .reply(let text): reply(text, session, connection)
+            }
+            if session.pendingSignIn != nil {
+                // Another sign-in: the rest wait for it, counted again.
+                for entry in waiting { hold(entry, session, connection) }
+                return
+            }
         }
     }
 
@@ -212,7 +295,7 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
             break
         case .signup(let username, let email, let password, let device):
             session.pendingSignIn = number
-            signUp(ref, id: id, username: username, email: email, password: password, device: device)
+            runner.submit(.beginSignUp(ref, requestID: id, username: username, email: email, password: password, address: connection.peer), op: op, device: device)
         case .login(let login, let password, let device):
             session.pendingSignIn = number
             runner.submit(.beginLogin(ref, requestID: id, login: login, address: connection.peer, password: password), op: op, device: device)
@@ -310,24 +393,6 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         }
     }
 
-    /// Hashes the password on a worker (never on this loop), then hands the core only the hash
-    /// and the facts its rules need about the password.
-    private func signUp(_ ref: ConnectionRef, id: String, username: String, email: String, password: String, device: String?) {
-        let iterations = configuration.kdfIterations
-        let ttl = Int64(configuration.sessionTTLMilliseconds)
-        let runner = self.runner
-        workers.run {
-            let salt = Crypto.randomBytes(16)
-            let credentials = Credentials(salt: salt, hash: Crypto.pbkdf2SHA256(password: password, salt: salt, iterations: iterations), iterations: iterations)
-            let token = SessionToken.generate()
-            let session = NewSession(tokenHash: SessionToken.hash(token), expiresAt: WallClock.milliseconds() + ttl, device: device)
-            runner.submit(
-                .signUp(ref, requestID: id, username: username, email: email, passwordLength: password.count,
-                        passwordEqualsUsername: password.lowercased() == username.lowercased(), credentials: credentials, session: session),
-                op: "signup", token: token)
-        }
-    }
-
     // MARK: Outputs from the core
 
     func perform(_ batch: [LoopDelivery]) {
@@ -346,7 +411,7 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
                     if accepted {
                         signInSettled(session, connection)
                     } else {
-                        session.waiting = []  // the connection closes with 4001 next
+                        _ = releaseWaiting(session)  // the connection closes with 4001 next
                     }
                 }
             case .fanOut(let serials, let frame):

@@ -130,9 +130,11 @@ final class PushGateway: @unchecked Sendable {
             timeoutMilliseconds: settings.requestTimeoutMilliseconds
         ) { [unowned self] request, outcome in
             inFlight[ObjectIdentifier(request)] = nil
+            metrics.inFlight.store(inFlight.count, ordering: .relaxed)
             finished(entry, outcome)
         }
         inFlight[ObjectIdentifier(request)] = request
+        metrics.inFlight.store(inFlight.count, ordering: .relaxed)
         request.start()
     }
 

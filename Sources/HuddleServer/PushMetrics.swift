@@ -22,6 +22,8 @@ final class PushMetrics: Sendable {
     private let droppedRejected = Atomic<Int>(0)
     /// Notifications waiting, new or retrying (not those being sent).
     let queueDepth = Atomic<Int>(0)
+    /// Webhook requests started and not finished.
+    let inFlight = Atomic<Int>(0)
 
     init() {}
 
@@ -53,6 +55,8 @@ final class PushMetrics: Sendable {
         }
         text += "# HELP huddle_push_queue_depth Push notifications waiting to be sent or retried.\n# TYPE huddle_push_queue_depth gauge\n"
         text += "huddle_push_queue_depth \(queueDepth.load(ordering: .relaxed))\n"
+        text += "# HELP huddle_push_in_flight Push webhook requests under way.\n# TYPE huddle_push_in_flight gauge\n"
+        text += "huddle_push_in_flight \(inFlight.load(ordering: .relaxed))\n"
         return text
     }
 }

@@ -5,8 +5,8 @@ import HuddleWebSocket
 import Logging
 import Synchronization
 
-/// The Huddle server process: one event loop per thread, each with its own listening sockets
-/// (SO_REUSEPORT), running until SIGINT or SIGTERM, then shutting down gracefully.
+/// The Huddle server process: one event loop per thread, all accepting from one listening socket
+/// per port, running until SIGINT or SIGTERM, then draining gracefully.
 public final class Server {
     private let configuration: ServerConfiguration
     private let logger: Logger
@@ -47,7 +47,7 @@ public final class Server {
         let photoWorkers = try WorkerThreads(name: "huddle-photo", count: 2)
         let runner = try CoreRunner(configuration: configuration, core: core, persistence: persistence, ioLoops: loops, metrics: metrics, logger: logger)
         let endpoints = contexts.map { context in
-            ProtocolEndpoint(loopIndex: context.loop.index, runner: runner, workers: runner.passwordWorkers, configuration: configuration, metrics: metrics)
+            ProtocolEndpoint(loopIndex: context.loop.index, runner: runner, configuration: configuration, metrics: metrics)
         }
         runner.attach(endpoints)
         let pushGateway = try configuration.push.webhook.map { try PushGateway(webhook: $0, settings: configuration.push, metrics: metrics.push, logger: logger) }
@@ -68,15 +68,16 @@ public final class Server {
             }
         }
 
-        let port = try listenEverywhere(contexts, port: configuration.port, tls: false)
+        // Both ports are bound before either is announced: a start that fails on the second
+        // never said it was listening.
+        let spreader = ConnectionSpreader(contexts)
+        let port = try listenEverywhere(contexts, port: configuration.port, tls: false, spreader: spreader)
+        let tlsPort = try configuration.tlsPort.map { try listenEverywhere(contexts, port: $0, tls: true, spreader: spreader) }
         logger.notice("listening", metadata: ["url": "\(AbsoluteURL.origin(scheme: "ws", host: configuration.host, port: port))", "threads": "\(threadCount)"])
-        var tlsBound: Int?
-        if let tlsPort = configuration.tlsPort {
-            let bound = try listenEverywhere(contexts, port: tlsPort, tls: true)
-            tlsBound = bound
-            logger.notice("listening", metadata: ["url": "\(AbsoluteURL.origin(scheme: "wss", host: configuration.host, port: bound))"])
+        if let tlsPort {
+            logger.notice("listening", metadata: ["url": "\(AbsoluteURL.origin(scheme: "wss", host: configuration.host, port: tlsPort))"])
         }
-        logger.notice("started", metadata: StartupSummary.metadata(configuration, threads: threadCount, tlsPort: tlsBound))
+        logger.notice("started", metadata: StartupSummary.metadata(configuration, threads: threadCount, tlsPort: tlsPort))
         if configuration.benchEndpoints {
             logger.notice("bench endpoints enabled: /echo, /broadcast", metadata: ["max-message-size": "\(configuration.benchMaxMessageSize)"])
         }
@@ -114,16 +115,27 @@ public final class Server {
         return try TLSContext(certificateChainPath: certificate, privateKeyPath: key)
     }
 
-    /// Binds one listening socket per loop on the same port. With port 0 the first bind picks
-    /// the port and the others join it.
-    private func listenEverywhere(_ contexts: [LoopContext], port: Int, tls: Bool) throws -> Int {
-        var port = port
-        for context in contexts {
-            let fd = try Socket.listen(host: configuration.host, port: port, reusePort: true)
-            if port == 0 { port = Socket.localPort(fd) }
-            try context.listen(fd: fd, tls: tls)
+    /// Binds the port once and gives every loop its own descriptor of that one socket (dup).
+    ///
+    /// Not a socket per loop with SO_REUSEPORT: the kernel lets any process of the same user
+    /// join such a group, so a second server on the port started silently and took a share of
+    /// the new connections (issue 12, problem 11). A probe bind before joining would leave a
+    /// window in which two servers starting together both pass. One socket without SO_REUSEPORT
+    /// makes the kernel refuse the second bind (EADDRINUSE), which is reported naming the port.
+    private func listenEverywhere(_ contexts: [LoopContext], port: Int, tls: Bool, spreader: ConnectionSpreader) throws -> Int {
+        let fd: Int32
+        do {
+            fd = try Socket.listen(host: configuration.host, port: port)
+        } catch let error as SystemError where error.errno == EADDRINUSE {
+            throw ConfigurationError("\(tls ? "--tls-port" : "--port") \(port): \(configuration.host):\(port) is already in use (another huddle server?)")
         }
-        return port
+        defer { close(fd) }  // each loop holds a descriptor of its own
+        for context in contexts {
+            let own = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+            guard own >= 0 else { throw SystemError("dup(listening socket)") }
+            try context.listen(fd: own, tls: tls, spreader: spreader)
+        }
+        return Socket.localPort(fd)
     }
 }
 

@@ -14,6 +14,8 @@ public struct ServerConfiguration: Sendable {
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
 
+    /// Serves the web app at `/app/` and the JavaScript SDK at `/sdk/huddle.js` (`--no-web-app` turns both off).
+    public var webApp: Bool = true
     /// Enables the raw `/echo` and `/broadcast` endpoints used for conformance and benchmarks.
     public var benchEndpoints: Bool = false
     /// Largest message (after reassembly and decompression) the bench endpoints accept.
@@ -64,8 +66,11 @@ public struct ServerConfiguration: Sendable {
     public var pingIntervalMilliseconds: Int = 30_000
     public var idleTimeoutMilliseconds: Int = 75_000
 
-    /// Per-connection outbound queue bound: a reader that falls this far behind is closed (1008).
-    public var maxOutboundBytes: Int = 4 * 1024 * 1024
+    /// Per-connection outbound queue ceiling, the memory bound: a queue over it is closed (1008)
+    /// at once. Readers are judged slow by `slowReaderTimeout` (protocol.md, "Backpressure").
+    public var maxOutboundBytes: Int = 32 * 1024 * 1024
+    /// Bytes queued to a connection must be written within this time, or it is closed (1008).
+    public var slowReaderTimeoutMilliseconds: Int = 10_000
 
     /// How long a graceful shutdown waits for clients to answer the close handshake.
     public var shutdownGraceMilliseconds: Int = 3_000

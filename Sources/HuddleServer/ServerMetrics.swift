@@ -13,12 +13,27 @@ final class ServerMetrics: Sendable {
         let messagesSent = Atomic<Int>(0)
         /// Events copied to a subscriber's queue by a fan-out (one per recipient).
         let deliveries = Atomic<Int>(0)
+        /// Bytes waiting in this loop's write queues (updated once per flush, not per message).
+        let outboundQueuedBytes = Atomic<Int>(0)
+        /// Connections now behind (protocol.md, "Backpressure").
+        let readersBehind = Atomic<Int>(0)
+        let publishersHeld = Atomic<Int>(0)
+        let slowConsumersOverLimit = Atomic<Int>(0)
+        let slowConsumersTooOld = Atomic<Int>(0)
         /// Keeps neighbouring loops' counters off this cache line.
         private let padding = (0, 0, 0, 0, 0, 0, 0, 0)
 
         struct Values {
             var connectionsAccepted = 0, connectionsClosed = 0, webSocketsOpened = 0, webSocketsClosed = 0
             var messagesReceived = 0, messagesSent = 0, deliveries = 0
+            var outboundQueuedBytes = 0, readersBehind = 0, publishersHeld = 0, slowConsumersOverLimit = 0, slowConsumersTooOld = 0
+        }
+
+        func countSlowConsumerClose(_ cause: SlowConsumerCause) {
+            switch cause {
+            case .queueLimit: slowConsumersOverLimit.add(1, ordering: .relaxed)
+            case .queueAge: slowConsumersTooOld.add(1, ordering: .relaxed)
+            }
         }
 
         var values: Values {
@@ -29,7 +44,12 @@ final class ServerMetrics: Sendable {
                 webSocketsClosed: webSocketsClosed.load(ordering: .relaxed),
                 messagesReceived: messagesReceived.load(ordering: .relaxed),
                 messagesSent: messagesSent.load(ordering: .relaxed),
-                deliveries: deliveries.load(ordering: .relaxed))
+                deliveries: deliveries.load(ordering: .relaxed),
+                outboundQueuedBytes: outboundQueuedBytes.load(ordering: .relaxed),
+                readersBehind: readersBehind.load(ordering: .relaxed),
+                publishersHeld: publishersHeld.load(ordering: .relaxed),
+                slowConsumersOverLimit: slowConsumersOverLimit.load(ordering: .relaxed),
+                slowConsumersTooOld: slowConsumersTooOld.load(ordering: .relaxed))
         }
     }
 
@@ -43,6 +63,10 @@ final class ServerMetrics: Sendable {
     private let duplicates = Mutex<[String: Int]>([:])
     let push = PushMetrics()
     let photoUploads: PhotoUploads
+    let passwordHashes = PasswordHashMetrics()
+    /// Bytes of requests held (decompressed) behind sign-ins still being decided, all
+    /// connections together: a gauge, and the server-wide bound's running total.
+    let heldBehindSignIn = Atomic<Int>(0)
 
     init(loopCount: Int, photoUploads: PhotoUploads) {
         loops = (0..<loopCount).map { _ in LoopCounters() }
@@ -106,6 +130,17 @@ final class ServerMetrics: Sendable {
         text += "huddle_messages_sent_total \(sum(\.messagesSent))\n"
         text += "# HELP huddle_deliveries_total Events delivered to subscribers by fan-out.\n# TYPE huddle_deliveries_total counter\n"
         text += "huddle_deliveries_total \(sum(\.deliveries))\n"
+        text += "# HELP huddle_outbound_queued_bytes Bytes waiting in connections' write queues.\n# TYPE huddle_outbound_queued_bytes gauge\n"
+        text += "huddle_outbound_queued_bytes \(sum(\.outboundQueuedBytes))\n"
+        text += "# HELP huddle_readers_behind Connections behind, holding their publishers back.\n# TYPE huddle_readers_behind gauge\n"
+        text += "huddle_readers_behind \(sum(\.readersBehind))\n"
+        text += "# HELP huddle_publishers_held_total /broadcast publishers whose socket stopped being read while a reader was behind.\n"
+        text += "# TYPE huddle_publishers_held_total counter\n"
+        text += "huddle_publishers_held_total \(sum(\.publishersHeld))\n"
+        text += "# HELP huddle_slow_consumer_closes_total Connections closed 1008 for not reading, by reason.\n"
+        text += "# TYPE huddle_slow_consumer_closes_total counter\n"
+        text += "huddle_slow_consumer_closes_total{reason=\"queue_limit\"} \(sum(\.slowConsumersOverLimit))\n"
+        text += "huddle_slow_consumer_closes_total{reason=\"queue_age\"} \(sum(\.slowConsumersTooOld))\n"
         text += "# HELP huddle_errors_total Error replies and refusals, by code.\n# TYPE huddle_errors_total counter\n"
         for (code, count) in errors.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
             text += "huddle_errors_total{code=\"\(code)\"} \(count)\n"
@@ -130,6 +165,10 @@ final class ServerMetrics: Sendable {
         }
         text += push.prometheusText()
         text += photoUploads.prometheusText()
+        text += passwordHashes.prometheusText()
+        text += "# HELP huddle_signin_held_bytes Bytes of requests waiting behind sign-ins still being decided.\n"
+        text += "# TYPE huddle_signin_held_bytes gauge\n"
+        text += "huddle_signin_held_bytes \(heldBehindSignIn.load(ordering: .relaxed))\n"
         text += ProcessMetrics.prometheusText()
         return text
     }

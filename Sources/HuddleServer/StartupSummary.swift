@@ -15,6 +15,7 @@ enum StartupSummary {
             "http_api": "\(configuration.apiKey == nil ? "off" : "on")",
             "push": "\(configuration.push.webhook.map { "on (\($0.logged), signed: \(configuration.push.secret != nil))" } ?? "off")",
             "metrics": "\(configuration.metricsToken == nil ? "open" : "token")",
+            "web_app": "\(configuration.webApp ? "on (/app/, /sdk/huddle.js)" : "off")",
             "bench_endpoints": "\(configuration.benchEndpoints ? "on" : "off")",
             "data_dir": "\(configuration.dataDirectory)",
             "fsync": "\(fsyncName(configuration.syncPolicy))",

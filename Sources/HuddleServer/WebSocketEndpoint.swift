@@ -12,6 +12,12 @@ protocol WebSocketEndpoint: AnyObject {
     /// A complete data message: `opcode` is `.text` (UTF-8 already validated) or `.binary`.
     func received(_ opcode: WebSocketOpcode, _ payload: [UInt8], from connection: Connection)
     func connectionClosed(_ connection: Connection)
+    /// Requests read from `connection` and not answered yet: shutdown closes the connection
+    /// (1001) once there are none.
+    func requestsUnanswered(_ connection: Connection) -> Int
+    /// The connection's `isBehind` changed: publishers to it should wait, or may go on
+    /// (protocol.md, "Backpressure"). A connection closed while behind is only `connectionClosed`.
+    func connectionBehindChanged(_ connection: Connection)
 }
 
 enum EndpointAcceptance {
@@ -22,4 +28,9 @@ enum EndpointAcceptance {
 extension WebSocketEndpoint {
     /// Raw endpoints speak no subprotocol and take any client.
     func accept(_ request: WebSocketHandshake.Request) -> EndpointAcceptance { .accept(subprotocol: nil) }
+    /// Raw endpoints answer (echo, fan out) as they read.
+    func requestsUnanswered(_ connection: Connection) -> Int { 0 }
+
+    /// Endpoints without publishers (`/echo`) have nobody to hold back.
+    func connectionBehindChanged(_ connection: Connection) {}
 }

@@ -26,7 +26,7 @@ enum ChatLines {
         switch code {
         case "not_authenticated": return "sign in first: /signup USER EMAIL PASSWORD or /login USER PASSWORD"
         case "already_authenticated": return "\(message) (/logout first to switch users)"
-        case "rate_limited", "too_many_attempts":
+        case "rate_limited", "too_many_attempts", "busy":
             return retryAfter.map { "\(message) (try again in \(max(1, ($0 + 999) / 1000)) s)" } ?? message
         case "post_not_found": return "\(message) (/feed lists the posts you can see)"
         case "not_on": return "\(message) (/activities shows what is on)"

@@ -60,6 +60,8 @@ struct Serve: ParsableCommand {
     @Option(help: "Port for wss:// (needs --tls-cert and --tls-key).") var tlsPort: Int?
     @Option(help: "PEM certificate chain for wss://.") var tlsCert: String?
     @Option(help: "PEM private key for wss://.") var tlsKey: String?
+    @Flag(inversion: .prefixedNo, help: "Serve the web app at /app/ and the JavaScript SDK at /sdk/huddle.js.")
+    var webApp = true
     @Flag(help: "Serve the raw /echo and /broadcast endpoints (conformance and benchmarks).")
     var bench = false
     @Option(help: "Largest message in bytes the /echo and /broadcast endpoints accept.")
@@ -70,8 +72,10 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds of silence before the server closes a peer.") var idleTimeout: Int = 75
     @Option(help: "Seconds a client has to finish the TLS and HTTP upgrade handshakes.")
     var handshakeTimeout: Int = 10
-    @Option(help: "Bytes queued to a slow reader before it is closed.")
-    var maxOutboundBytes: Int = 4 * 1024 * 1024
+    @Option(help: "Ceiling of a connection's write queue in bytes: over it, the connection is closed (1008).")
+    var maxOutboundBytes: Int = 32 * 1024 * 1024
+    @Option(help: "Seconds within which bytes queued to a connection must be written, or it is closed (1008).")
+    var slowReaderTimeout: Int = 10
     @Option(help: "HTTP API key (or the HUDDLE_API_KEY environment variable); no key disables the API.")
     var apiKey: String?
     @Option(help: "PBKDF2 iterations for new password hashes.") var kdfIterations: Int = 600_000
@@ -130,6 +134,10 @@ struct Serve: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0–65535") }
         guard threads >= 0 else { throw ValidationError("--threads must be 0 or more") }
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive") }
+        // The threshold at which a reader holds its publishers is half the ceiling: a ceiling
+        // under two messages' worth would close readers before anyone waits for them.
+        guard maxOutboundBytes >= 64 * 1024 else { throw ValidationError("--max-outbound-bytes must be at least 65536") }
+        guard slowReaderTimeout > 0 else { throw ValidationError("--slow-reader-timeout must be positive") }
         guard Self.syncPolicy(fsync) != nil else { throw ValidationError("--fsync must be always, everysec or no") }
         guard snapshotInterval > 0 else { throw ValidationError("--snapshot-interval must be positive") }
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be positive") }
@@ -182,12 +190,14 @@ struct Serve: ParsableCommand {
         config.tlsCertificatePath = tlsCert
         config.tlsKeyPath = tlsKey
         config.benchEndpoints = bench
+        config.webApp = webApp
         config.benchMaxMessageSize = maxMessageSize
         config.permessageDeflate = compression
         config.pingIntervalMilliseconds = pingInterval * 1000
         config.idleTimeoutMilliseconds = idleTimeout * 1000
         config.handshakeTimeoutMilliseconds = handshakeTimeout * 1000
         config.maxOutboundBytes = maxOutboundBytes
+        config.slowReaderTimeoutMilliseconds = slowReaderTimeout * 1000
         config.apiKey = apiKey ?? ProcessEnvironment.value("HUDDLE_API_KEY")
         config.kdfIterations = kdfIterations
         config.requestsPerSecond = rateLimit

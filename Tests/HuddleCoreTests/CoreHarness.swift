@@ -57,7 +57,7 @@ final class CoreHarness {
     ) -> CoreRequest {
         .signUp(
             connection, requestID: requestID, username: username, email: email ?? "\(username.lowercased())@example.com",
-            passwordLength: passwordLength, passwordEqualsUsername: passwordEqualsUsername,
+            passwordLength: passwordLength, passwordEqualsUsername: passwordEqualsUsername, address: "127.0.0.1",
             credentials: credentials, session: session
         )
     }

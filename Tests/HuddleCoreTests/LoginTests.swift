@@ -42,7 +42,12 @@ import Testing
         let wrong = harness.handle(.finishLogin(
             connection, requestID: "L", username: "alice", passwordMatched: false, address: "a", session: harness.newSession()
         ))
-        let unknown = harness.handle(.beginLogin(connection, requestID: "M", login: "nobody", address: "a", password: "p"))
+        // An unknown login is verified too (against nothing), and answered only then.
+        let began = harness.handle(.beginLogin(connection, requestID: "M", login: "nobody", address: "a", password: "p"))
+        #expect(began.outputs == [.verifyPassword(connection, requestID: "M", username: nil, credentials: nil, password: "p", address: "a")])
+        let unknown = harness.handle(.finishLogin(
+            connection, requestID: "M", username: nil, passwordMatched: false, address: "a", session: harness.newSession()
+        ))
         #expect(wrong.error == unknown.error)
         #expect(wrong.errorCode == .invalidCredentials)
         #expect(wrong.commands.isEmpty && unknown.commands.isEmpty)

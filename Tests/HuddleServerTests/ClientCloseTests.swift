@@ -60,7 +60,7 @@ import Testing
 
     @Test func refusedTCPConnectionIsReported() async throws {
         // A port that was just free: bind one, note it, close it.
-        let listener = try Socket.listen(host: "127.0.0.1", port: 0, reusePort: false)
+        let listener = try Socket.listen(host: "127.0.0.1", port: 0)
         let port = Socket.localPort(listener)
         _ = close(listener)
         do {
@@ -74,7 +74,7 @@ import Testing
 
     /// A server that accepts TCP (the kernel does, into the backlog) but never answers.
     @Test func silentServerRunsIntoTheConnectTimeout() async throws {
-        let listener = try Socket.listen(host: "127.0.0.1", port: 0, reusePort: false)
+        let listener = try Socket.listen(host: "127.0.0.1", port: 0)
         defer { _ = close(listener) }
         let started = ContinuousClock.now
         do {

@@ -179,7 +179,14 @@ import Testing
         let client = try await ClientHarness(url: proxy.url)
         try await client.waitFor("a failed attempt") { $0.contains { $0.isReconnecting } }
         async let ping = client.call { $0.ping(completion: $1) }
-        try await Task.sleep(for: .milliseconds(300))
+        let queuedBy = Date().addingTimeInterval(10)
+        while await client.run({ $0.pendingRequests }) != 1 {
+            guard Date() < queuedBy else { throw TestFailure("the ping was never queued") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        // Another refused attempt after the ping was queued: it still waits.
+        let attempts = client.events.filter(\.isReconnecting).count
+        try await client.waitFor("another failed attempt") { $0.filter(\.isReconnecting).count > attempts }
         #expect(await client.run { $0.pendingRequests } == 1, "the ping waits")
         proxy.setRefusing(false)
         #expect(try await ping.get() > 0)

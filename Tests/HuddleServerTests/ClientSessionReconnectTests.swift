@@ -76,9 +76,15 @@ import Testing
         try await subscriber.waitFor("all \(total) publications (failed publishes: \(steady.failures))", timeout: 60) { _ in
             subscriber.publications(on: room).count >= total
         }
-        try await Task.sleep(for: .milliseconds(300))  // room for a stray duplicate to show
-
-        let publications = subscriber.publications(on: room)
+        // A marker published after everything: a stray duplicate (a resume replaying something
+        // already delivered) would arrive before it, on the same subscription.
+        _ = try ProtocolClient.flood(room, count: 1, token: publisherToken, port: server.port)
+        try await subscriber.waitFor("the marker", timeout: 30) { _ in
+            subscriber.publications(on: room).contains { $0.offset == UInt64(total + 1) }
+        }
+        let withMarker = subscriber.publications(on: room)
+        #expect(withMarker.last?.offset == UInt64(total + 1), "nothing after the marker")
+        let publications = Array(withMarker.dropLast())
         #expect(publications.map(\.offset) == (1...UInt64(total)).map { $0 }, "no gap, no duplicate, in order")
         #expect(publications.map { $0.data["seq"]?.int64Value ?? 0 } == (1...Int64(total)).map { $0 }, "each publish stored once")
         #expect(Set(publications.map(\.epoch)).count == 1, "one epoch across restarts")
@@ -279,9 +285,11 @@ extension ClientSessionReconnectTests {
         proxy.setTarget(server.port)
         _ = try ProtocolClient.flood(room, count: 5, first: 6, token: publisherToken, port: server.port)
         try await eventually(timeout: 120, "ten publications each, after resuming") { fleet.deliveredCounts.allSatisfy { $0 >= 10 } }
-        try await Task.sleep(for: .milliseconds(300))
+        // An eleventh as a marker: a stray duplicate of the first ten would arrive before it.
+        _ = try ProtocolClient.flood(room, count: 1, first: 11, token: publisherToken, port: server.port)
+        try await eventually(timeout: 120, "the marker, everywhere") { fleet.deliveredCounts.allSatisfy { $0 >= 11 } }
         let offsets = fleet.offsets
-        #expect(offsets.allSatisfy { $0 == Array(1...10) }, "\(offsets.filter { $0 != Array(1...10) }.prefix(3))")
+        #expect(offsets.allSatisfy { $0 == Array(1...11) }, "\(offsets.filter { $0 != Array(1...11) }.prefix(3))")
         #expect(fleet.connectedEvents >= 2 * count)
         await loop.run { fleet.stopAll() }
     }

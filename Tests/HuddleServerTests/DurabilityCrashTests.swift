@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
@@ -174,7 +175,7 @@ final class CrashWriters {
         let before = acks.count()
         let deadline = Date().addingTimeInterval(timeout)
         while acks.count() <= before {
-            guard process.isRunning else { throw TestFailure("the writers exited: \(stderrText)") }
+            guard !process.hasExited else { throw TestFailure("the writers exited: \(stderrText)") }
             guard Date() < deadline else {
                 throw TestFailure("no acknowledged publish within \(timeout) s; writers:\n\(stderrText)\nserver log:\n\(server.logText)")
             }
@@ -186,12 +187,12 @@ final class CrashWriters {
     func finish() async throws -> String {
         _ = FileManager.default.createFile(atPath: stopFile.path, contents: nil)
         let deadline = Date().addingTimeInterval(30)
-        while process.isRunning {
+        while !process.hasExited {
             guard Date() < deadline else { throw TestFailure("the writers did not stop") }
             try await Task.sleep(for: .milliseconds(20))
         }
         let summary = ((try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(process.terminationStatus == 0, "writers: \(summary) \(stderrText)")
+        #expect(process.exitStatusIfExited == 0, "writers: \(summary) \(stderrText)")
         return summary
     }
 
@@ -206,7 +207,7 @@ final class CrashWriters {
     }
 
     func terminate() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !process.hasExited { kill(process.processIdentifier, SIGKILL) }
     }
 
     func removeFiles() { try? FileManager.default.removeItem(at: work) }

@@ -35,6 +35,24 @@ import Testing
         #expect(metrics.contains("huddle_budget_refusals_total{budget=\"requests\"} \(limited.count)"), "\(metrics)")
     }
 
+    /// Problem 1 with retry-safe writes: a write sent with a `client_id` is wrapped for the
+    /// core, and must still be paid from its user's request budget like any other request.
+    @Test func keyedWritesShareTheRequestBudget() async throws {
+        let server = try await startHuddle(["--user-rate-limit", "50"])
+        let (first, token) = try ProtocolClient.signedUp("alice", port: server.port)
+        let clients = try [first] + (0..<3).map { _ in try ProtocolClient(port: server.port, credential: .header(token)) }
+        let started = Date()
+        var replies: [JSONObject] = []
+        for (index, client) in clients.enumerated() {
+            replies += try client.pipeline((0..<90).map { ("activity_off", ["activity": "Coffee", "client_id": "k\(index)-\($0)"]) })
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        let limited = replies.filter { Self.errorCode($0) == "rate_limited" }
+        let reachedTheCore = replies.count - limited.count
+        #expect(reachedTheCore <= 100 + Int(elapsed * 50) + 2, "\(reachedTheCore) of 360 keyed writes reached the core in \(elapsed) s")
+        #expect(limited.allSatisfy { (Self.retryAfter($0) ?? 0) > 0 })
+    }
+
     /// Problem 1, before sign-in: connections from one address share the address's budget.
     @Test func anonymousConnectionsShareTheirAddresssBudget() async throws {
         let server = try await startHuddle(["--user-rate-limit", "50"])

@@ -83,12 +83,20 @@ import Testing
             try bob.send("bob says \(n)")
         }
         try await waitForMessages(20)
-        try await Task.sleep(for: .milliseconds(500))  // room for a stray duplicate to show
+        // A last line as a marker: a stray duplicate (a resume replaying something already shown)
+        // would be shown before it.
+        let marker = "alice: the end"
+        try alice.send("the end")
+        for chat in [alice, bob] {
+            try await eventually(timeout: 60, "the marker") { messages(chat).contains { $0.text == marker } }
+            #expect(messages(chat).last?.text == marker, "nothing after the marker")
+        }
+        func conversation(_ chat: ChatProcess) -> [(offset: Int, text: String)] { messages(chat).filter { $0.text != marker } }
 
         let expected = Set((1...10).flatMap { ["alice: alice says \($0)", "bob: bob says \($0)"] })
-        let seenByAlice = messages(alice)
+        let seenByAlice = conversation(alice)
         for (chat, name) in [(alice, "alice"), (bob, "bob")] {
-            let seen = messages(chat)
+            let seen = conversation(chat)
             #expect(seen.map(\.offset) == Array(1...20), "numbered 1…20 in order, none twice: \(seen)")
             #expect(Set(seen.map(\.text)) == expected && seen.count == 20, "every message exactly once")
             #expect(seen.map(\.text) == seenByAlice.map(\.text), "the same conversation on both sides")

@@ -179,15 +179,14 @@ import Testing
         return data
     }
 
-    /// None of `clients` gets an event within half a second: one wait for all of them, then
-    /// whatever arrived meanwhile is in each socket's buffer.
+    /// None of `clients` got an event from the requests made so far (a barrier per client:
+    /// `eventsBeforeBarrier`), where a sleep could only hope they had arrived.
     private func expectSilence(
         from clients: [String: ProtocolClient], sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        try await Task.sleep(for: .milliseconds(500))
         for (name, client) in clients.sorted(by: { $0.key < $1.key }) {
-            let extra = try client.eventIfAny(within: 0.05)
-            #expect(extra == nil, "\(name) got \(extra.map(JSON.text) ?? "")", sourceLocation: sourceLocation)
+            let extra = try client.eventsBeforeBarrier()
+            #expect(extra.isEmpty, "\(name) got \(extra.map(JSON.text))", sourceLocation: sourceLocation)
         }
     }
 

@@ -214,8 +214,7 @@ import Testing
             if restart == "graceful" {
                 #expect(try await server.stop() == 0)
             } else {
-                kill(server.process.processIdentifier, SIGKILL)
-                while server.process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+                try await server.kill9()
             }
         }
         try await Task.sleep(for: .seconds(2))

@@ -407,11 +407,19 @@ import Testing
         let server = try await startHuddle(["--presence-grace", "1"])
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)
         try alice.subscribe("room:lobby")
+        // carol, bob's friend, is told when bob goes offline: the core decides it once for all
+        // recipients, so once carol has heard it, alice's barrier shows whether she was told too.
+        let (carol, _) = try ProtocolClient.signedUp("carol", port: server.port)
         do {
             let (bob, _) = try ProtocolClient.signedUp("bob", port: server.port)
             try bob.subscribe("room:lobby")
+            try carol.ok("friend_request", ["user": "bob"])
+            try bob.ok("friend_accept", ["user": "carol"])
         }
-        try await Task.sleep(for: .milliseconds(1500))  // past bob's grace period
-        #expect(try alice.eventIfAny(within: 0.2) == nil)
+        while true {
+            let event = try carol.nextEvent(timeout: 10)
+            if event["event"] as? String == "presence", event["user"] as? String == "bob", JSON.bool(event["online"]) == false { break }
+        }
+        #expect(try alice.eventsBeforeBarrier().isEmpty)
     }
 }

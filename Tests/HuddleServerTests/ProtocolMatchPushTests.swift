@@ -32,8 +32,11 @@ import Testing
             "badge": 0, "target": "huddle://matches", "from": "alice",
         ] as JSONObject))
         #expect(JSON.int(pushed["time"]).map { abs($0 - JSON.nowMilliseconds) < 60_000 } == true)
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(receiver.requests.count == 1, "alice, online, is told live and not pushed")
+        // A message to bob, still offline, as the barrier: a match hand-off to alice would have
+        // been made (in alice's activity_on) and sent before it.
+        try alice.ok("publish", ["channel": "chat:alice~bob", "data": ["text": "coffee?"]])
+        let requests = try await receiver.requestsThrough(marker: { $0["kind"] as? String == "chat_message" }, serverPort: server.port)
+        #expect(requests.map { $0.json["user"] as? String } == ["bob", "bob"], "alice, online, is told live and not pushed")
 
         // What the push told of waits for bob: the match and its notice.
         let bob = try ProtocolClient.authenticated(bobToken, port: server.port)

@@ -291,8 +291,7 @@ import Testing
             ])["memory"] as? JSONObject)?["id"]))
             try alice.ok("point_add", ["memory": id, "time": 1_735_000_000_000, "note": "first light", "photos": [hash]])
             before = try #require(try alice.ok("memory", ["memory": id])["memory"] as? JSONObject)
-            kill(server.process.processIdentifier, SIGKILL)
-            while server.process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            try await server.kill9()
         }
         let server = try await Self.start(dataDirectory: data)
         let alice = try ProtocolClient.authenticated(token, port: server.port)

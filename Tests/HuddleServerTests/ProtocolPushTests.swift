@@ -76,22 +76,31 @@ import Testing
         }
 
         // bob comes back: the messages arrive exactly once, the badge is there, and reading clears it.
-        let bob = try ProtocolClient(port: server.port)
-        try bob.login("bob")
-        #expect(JSON.int(try bob.ok("unread")["total"]) == 3)
-        let recovered = try bob.subscribe(Self.room, since: (epoch: "", offset: 0))
-        #expect(JSON.bool(recovered["recovered"]) == true)
-        #expect((recovered["publications"] as? [JSONObject])?.map { ($0["data"] as? JSONObject)?["text"] as? String }
-            == ["message 1", "message 2", "message 3"])
-        let marked = try bob.ok("mark_read", ["channel": Self.room, "offset": 3])
-        #expect(JSON.int(marked["badge"]) == 0)
+        do {
+            let bob = try ProtocolClient(port: server.port)
+            try bob.login("bob")
+            #expect(JSON.int(try bob.ok("unread")["total"]) == 3)
+            let recovered = try bob.subscribe(Self.room, since: (epoch: "", offset: 0))
+            #expect(JSON.bool(recovered["recovered"]) == true)
+            #expect((recovered["publications"] as? [JSONObject])?.map { ($0["data"] as? JSONObject)?["text"] as? String }
+                == ["message 1", "message 2", "message 3"])
+            let marked = try bob.ok("mark_read", ["channel": Self.room, "offset": 3])
+            #expect(JSON.int(marked["badge"]) == 0)
 
-        // Online, bob is told live and never pushed.
-        try alice.publish(Self.room, ["text": "live"])
-        #expect((try bob.nextEvent("publication")["data"] as? JSONObject)?["text"] as? String == "live")
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(receiver.requests.count == 3)
-        #expect(try metric(server, "huddle_push_sent_total") == 3)
+            // Online, bob is told live and never pushed.
+            try alice.publish(Self.room, ["text": "live"])
+            #expect((try bob.nextEvent("publication")["data"] as? JSONObject)?["text"] as? String == "live")
+        }
+        // bob gone again, a last message is pushed: the barrier for the one he got live, which
+        // would have been handed off before it.
+        while true {  // alice heard bob come online, then go
+            let event = try alice.nextEvent("presence")
+            if event["user"] as? String == "bob", JSON.bool(event["online"]) == false { break }
+        }
+        try alice.publish(Self.room, ["text": "marker"])
+        let handedOff = try await receiver.requestsThrough(marker: { $0["body"] as? String == "marker" }, serverPort: server.port)
+        #expect(handedOff.map { $0.json["body"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") } == ["marker", "message 1", "message 2", "message 3"])
+        #expect(try metric(server, "huddle_push_sent_total") == 4)
         #expect(try metric(server, "huddle_push_failed_total") == 0)
         #expect(try metric(server, "huddle_push_queue_depth") == 0)
     }
@@ -268,14 +277,15 @@ import Testing
         }
         let server = try await start(["--push-webhook", receiver.url], dataDirectory: data)
         try await server.waitForLog("push gateway enabled")
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(receiver.requests.count == 2, "replaying the log pushes nothing")
 
-        // Still offline: the next message's badge counts the two from before the restart.
+        // Still offline: the next message's badge counts the two from before the restart. Its
+        // hand-off is the barrier: one the replay made would have been sent before it.
         let alice = try ProtocolClient(port: server.port)
         try alice.login("alice")
         try alice.publish(Self.room, ["text": "after"])
-        #expect(JSON.int(try await receiver.waitForRequests(3)[2].json["badge"]) == 3)
+        let requests = try await receiver.requestsThrough(marker: { $0["body"] as? String == "after" }, serverPort: server.port)
+        #expect(requests.count == 3, "replaying the log pushes nothing: \(requests.map { String(decoding: $0.body, as: UTF8.self) })")
+        #expect(JSON.int(requests.first { $0.json["body"] as? String == "after" }?.json["badge"]) == 3)
 
         let bob = try ProtocolClient(port: server.port)
         try bob.login("bob")

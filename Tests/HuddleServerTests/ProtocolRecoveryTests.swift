@@ -213,8 +213,7 @@ import Testing
             epoch = try #require(try alice.publications(5).last?["epoch"] as? String)
             // Every reply above was ok, so every change is on disk (--fsync always).
             if signal == "SIGKILL" {
-                kill(server.process.processIdentifier, SIGKILL)
-                server.process.waitUntilExit()
+                try await server.kill9()
             } else {
                 server.process.terminate()
                 #expect(try alice.closeCode() == .goingAway)

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Synchronization
 
@@ -39,7 +40,7 @@ final class ChatProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !process.hasExited { kill(process.processIdentifier, SIGKILL) }
     }
 
     var lines: [String] { output.withLock { $0.lines } }
@@ -77,10 +78,10 @@ final class ChatProcess: @unchecked Sendable {
     /// Waits for the process to end; its exit status.
     func exitStatus(timeout: Double = 20) async throws -> Int32 {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        while process.isRunning {
+        while true {
+            if let status = process.exitStatusIfExited { return status }
             guard ContinuousClock.now < deadline else { throw TestFailure("huddle-chat did not exit within \(timeout) s") }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return process.terminationStatus
     }
 }

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 
 /// Runs a short command (openssl, python -m venv, pip) to completion, synchronously, with a
@@ -6,9 +7,8 @@ import Foundation
 /// Output goes to a temporary file, not a pipe: while tests spawn processes on several threads,
 /// a pipe's write end can be inherited by an unrelated long-lived child (a server started at
 /// the same moment), and reading the pipe "to the end" then waits for that child to exit — a
-/// whole test run hung that way. A file has no end to wait for. The exit is polled with a
-/// deadline instead of `waitUntilExit`, so a lost exit notification fails the test instead of
-/// hanging it.
+/// whole test run hung that way. A file has no end to wait for. The exit is asked of the kernel
+/// (`exitStatusIfExited`: `isRunning` can lag for the same reason) and polled with a deadline.
 func runChildToCompletion(_ executable: String, _ arguments: [String], timeout: Double, environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
     let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-child-\(UUID().uuidString).log")
     guard FileManager.default.createFile(atPath: outputFile.path, contents: nil) else {
@@ -26,7 +26,7 @@ func runChildToCompletion(_ executable: String, _ arguments: [String], timeout: 
     try process.run()
     try? output.close()
     let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning {
+    while !process.hasExited {
         if Date() > deadline {
             kill(process.processIdentifier, SIGKILL)
             throw TestFailure("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
@@ -34,5 +34,5 @@ func runChildToCompletion(_ executable: String, _ arguments: [String], timeout: 
         usleep(10_000)
     }
     let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-    return (process.terminationStatus, text)
+    return (process.exitStatusIfExited ?? -1, text)
 }

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleWebSocket
 
@@ -61,9 +62,8 @@ final class DurableServer: @unchecked Sendable {
                 server.port = Int(log[range.upperBound...].prefix { $0.isNumber }) ?? 0
                 return .listening(server)
             }
-            if !server.process.isRunning {
-                server.process.waitUntilExit()
-                return .exited(status: server.process.terminationStatus, log: server.logText)
+            if let status = server.process.exitStatusIfExited {
+                return .exited(status: status, log: server.logText)
             }
             guard Date() < deadline else {
                 kill(server.process.processIdentifier, SIGKILL)
@@ -82,10 +82,7 @@ final class DurableServer: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        if !process.hasExited { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: logFile)
     }
 
@@ -95,24 +92,23 @@ final class DurableServer: @unchecked Sendable {
 
     /// SIGKILL, and wait until the process is gone (its files are then closed, its locks free).
     func kill9() {
-        guard process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        while !process.hasExited { usleep(1_000) }
     }
 
     /// SIGTERM and wait; returns the exit status.
     @discardableResult
     func stop(timeout: Double = 15) async throws -> Int32 {
-        if process.isRunning { process.terminate() }
+        if !process.hasExited { process.terminate() }
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
+        while true {
+            if let status = process.exitStatusIfExited { return status }
             if Date() > deadline {
                 kill(process.processIdentifier, SIGKILL)
                 throw TestFailure("server did not exit within \(timeout) s of SIGTERM; log:\n\(logText)")
             }
             try await Task.sleep(for: .milliseconds(10))
         }
-        return process.terminationStatus
     }
 
     /// Waits until the log contains `needle`.

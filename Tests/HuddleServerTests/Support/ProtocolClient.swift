@@ -33,9 +33,9 @@ final class ProtocolClient {
     /// `huddle.v1`: the server never echoes a `huddle.auth.*` token (protocol.md, "Authentication").
     init(
         port: Int, credential: Credential = .none, subprotocols: [String]? = ["huddle.v1"],
-        extraHeaders: [String] = [], receiveTimeout: Double = 5, receiveBufferSize: Int32? = nil
+        extraHeaders: [String] = [], receiveTimeout: Double = 5, receiveBufferSize: Int32? = nil, sourceAddress: String? = nil
     ) throws {
-        raw = try RawClient(port: port, receiveTimeout: receiveTimeout, receiveBufferSize: receiveBufferSize)
+        raw = try RawClient(port: port, receiveTimeout: receiveTimeout, receiveBufferSize: receiveBufferSize, sourceAddress: sourceAddress)
         var headers = extraHeaders
         var offered = subprotocols ?? []
         switch credential {
@@ -106,6 +106,33 @@ final class ProtocolClient {
     /// replies in request order.
     func pipeline(_ requests: [(String, JSONObject)]) throws -> [JSONObject] {
         try sendBatch(requests).map { try reply(to: $0) }
+    }
+
+    /// Reads the replies to `requests` (sent with ids `ids`) and sends again, after the
+    /// `retry_after_ms` the server asked for, those refused `busy` or `rate_limited` (they
+    /// stored nothing), until every one succeeded. Any other failure throws.
+    func settle(_ ids: [String], _ requests: [(String, JSONObject)]) throws {
+        var ids = ids, requests = requests
+        let giveUp = Date().addingTimeInterval(60)
+        while !ids.isEmpty {
+            guard Date() < giveUp else { throw TestFailure("\(ids.count) requests still refused after 60 s") }
+            var again: [(String, JSONObject)] = []
+            var wait = 0
+            for (id, request) in zip(ids, requests) {
+                let reply = try reply(to: id)
+                if JSON.bool(reply["ok"]) == true { continue }
+                let error = reply["error"] as? JSONObject
+                guard let code = error?["code"] as? String, code == "busy" || code == "rate_limited" else {
+                    throw TestFailure("\(request.0) failed: \(JSON.text(reply))")
+                }
+                wait = max(wait, JSON.int(error?["retry_after_ms"]) ?? 0)
+                again.append(request)
+            }
+            guard !again.isEmpty else { return }
+            usleep(useconds_t(wait) * 1000)  // the pause the server asked for
+            ids = try sendBatch(again)
+            requests = again
+        }
     }
 
     /// The result of a request that must succeed.
@@ -184,6 +211,16 @@ final class ProtocolClient {
     }
 
     /// Nil when no event arrives within `seconds`; otherwise the event (which is consumed).
+    /// The events the core sent this connection so far, taken off the buffer. A barrier, not a
+    /// wait: the core answers `whoami` in a turn after every earlier one, and the loop sends that
+    /// turn's batch after theirs on the same socket, so every event an earlier request (of any
+    /// connection) caused has arrived before the reply. Proves "no event" without a sleep.
+    func eventsBeforeBarrier() throws -> [JSONObject] {
+        _ = try request("whoami")
+        defer { events = [] }
+        return events
+    }
+
     func eventIfAny(within seconds: Double) throws -> JSONObject? {
         if !events.isEmpty { return events.removeFirst() }
         do {
@@ -309,6 +346,15 @@ final class ProtocolClient {
         let client = try ProtocolClient(port: port)
         let token = try client.signup(name)
         return (client, token)
+    }
+
+    /// A connection signed in with `token` and subscribed to `channel`, with a tiny receive
+    /// buffer: once it stops reading, the server's writes to it back up at once.
+    static func slowSubscriber(_ channel: String, token: String, port: Int) throws -> ProtocolClient {
+        let client = try ProtocolClient(port: port, credential: .header(token), receiveTimeout: 20, receiveBufferSize: 4096)
+        _ = try client.nextEvent("session")
+        try client.subscribe(channel)
+        return client
     }
 
     /// A new connection authenticated with `token` through the `auth` op.

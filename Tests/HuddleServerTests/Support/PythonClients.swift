@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 
 /// Third-party clients for interop tests: Python `websockets` from PyPI, installed once into a
@@ -88,7 +89,7 @@ func runProcess(_ executable: String, _ arguments: [String], timeout: Double, in
         try? stdin.fileHandleForWriting.close()
     }
     let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning {
+    while !process.hasExited {
         if Date() > deadline {
             process.terminate()
             throw TestFailure("\(arguments.first ?? executable) did not finish within \(timeout) s")
@@ -96,7 +97,7 @@ func runProcess(_ executable: String, _ arguments: [String], timeout: Double, in
         try await Task.sleep(for: .milliseconds(20))
     }
     return PythonClients.Output(
-        status: process.terminationStatus,
+        status: process.exitStatusIfExited ?? -1,
         stdout: (try? String(contentsOf: stdoutFile, encoding: .utf8)) ?? "",
         stderr: (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
     )

@@ -12,10 +12,21 @@ final class RawClient {
 
     /// `receiveBufferSize` shrinks our socket buffer (before connecting, so the TCP window is
     /// small too): a server's writes to a client that does not read then back up quickly.
-    init(port: Int, receiveTimeout: Double = 10, receiveBufferSize: Int32? = nil) throws {
+    /// `sourceAddress` (another loopback address, such as 127.0.0.2) makes the connection come
+    /// from a client address of its own, for the server's per-address bounds.
+    init(port: Int, receiveTimeout: Double = 10, receiveBufferSize: Int32? = nil, sourceAddress: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBufferSize {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let sourceAddress {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(sourceAddress)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw TestFailure("bind to \(sourceAddress) failed: errno \(errno)") }
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

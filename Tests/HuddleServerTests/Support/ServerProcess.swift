@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Synchronization
 
@@ -68,7 +69,7 @@ final class ServerProcess: @unchecked Sendable {
         // No waitUntilExit here: on Linux it spins a run loop, and in a deinit running on one of
         // the (two, on 2 cores) cooperative threads it can hang the whole test run. SIGKILL
         // needs no waiting, and removing the directory is safe while the process dies.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !process.hasExited { kill(process.processIdentifier, SIGKILL) }
         if ownsDataDirectory { try? FileManager.default.removeItem(at: dataDirectory) }
     }
 
@@ -104,17 +105,27 @@ final class ServerProcess: @unchecked Sendable {
     /// snapshot); a hung server still fails the test.
     @discardableResult
     func stop(timeout: Double = 30) async throws -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
+        if let status = process.exitStatusIfExited { return status }
         process.terminate()
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
+        while true {
+            if let status = process.exitStatusIfExited { return status }
             if Date() > deadline {
                 kill(process.processIdentifier, SIGKILL)
                 throw TestFailure("server did not exit within \(timeout) s of SIGTERM")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return process.terminationStatus
+    }
+
+    /// SIGKILL, and wait until the process is gone (its files are then closed, its locks free).
+    func kill9() async throws {
+        kill(process.processIdentifier, SIGKILL)
+        let deadline = Date().addingTimeInterval(10)
+        while !process.hasExited {
+            guard Date() < deadline else { throw TestFailure("server still running 10 s after SIGKILL") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
     }
 }
 

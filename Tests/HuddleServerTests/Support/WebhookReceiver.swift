@@ -72,6 +72,25 @@ final class WebhookReceiver: @unchecked Sendable {
         close(listener)
     }
 
+    /// Every request the webhook got, once one matching `marker` arrived and the server at
+    /// `serverPort` has no webhook request under way (`huddle_push_in_flight`). The gateway
+    /// starts hand-offs in the order the core made them, so one made before the marker has
+    /// been sent — and recorded here — by then: "not pushed" proved without a sleep.
+    func requestsThrough(marker: (JSONObject) -> Bool, serverPort: Int, timeout: Double = 10) async throws -> [Request] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if requests.contains(where: { marker($0.json) }),
+                try PrometheusText.fetch(port: serverPort).value("huddle_push_in_flight") == 0
+            {
+                return requests
+            }
+            guard Date() < deadline else {
+                throw TestFailure("no marker hand-off within \(timeout) s: \(requests.map { String(decoding: $0.body, as: UTF8.self) })")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Waits until at least `count` requests arrived; returns all of them.
     @discardableResult
     func waitForRequests(_ count: Int, timeout: Double = 10) async throws -> [Request] {

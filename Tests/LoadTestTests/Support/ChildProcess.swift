@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Synchronization
 
@@ -30,7 +31,7 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if !process.hasExited { kill(process.processIdentifier, SIGKILL) }
     }
 
     var pid: Int32 { process.processIdentifier }
@@ -50,7 +51,7 @@ final class ChildProcess: @unchecked Sendable {
             if let range = text.range(of: needle) {
                 return String(text[range.upperBound...].prefix { $0 != "\n" })
             }
-            guard Date() < deadline, process.isRunning else {
+            guard Date() < deadline, !process.hasExited else {
                 throw ChildProcessFailure("\(process.executableURL?.lastPathComponent ?? "?") never printed \"\(needle)\"; output:\n\(text)")
             }
             try await Task.sleep(for: .milliseconds(20))
@@ -61,14 +62,14 @@ final class ChildProcess: @unchecked Sendable {
     /// the process is gone — and returns the status.
     func exitStatus(timeout: Double) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning || !outputEnded.withLock({ $0 }) {
+        while true {
+            if let status = process.exitStatusIfExited, outputEnded.withLock({ $0 }) { return status }
             guard Date() < deadline else {
                 kill(process.processIdentifier, SIGKILL)
                 throw ChildProcessFailure("\(process.executableURL?.lastPathComponent ?? "?") still running after \(timeout) s; output:\n\(text)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return process.terminationStatus
     }
 }
 
