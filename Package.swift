@@ -39,13 +39,16 @@ let package = Package(
         .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
         // The client library: WebSocket connections over HuddleIO (many per loop), TLS, deflate.
         .target(name: "HuddleClient", dependencies: ["HuddleIO", "HuddleWebSocket", "HuddleProtocol"]),
+        // The version and the git commit every binary reports (--version, huddle_build_info).
+        .target(name: "HuddleBuildInfo", plugins: ["BuildCommit"]),
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         // The web app and the JavaScript SDK's file, embedded as bytes (served at /app/ and /sdk/).
         .target(name: "HuddleWebApp", resources: [.embedInCode("Files")]),
         // Wires connections, endpoints and limits together.
         .target(
             name: "HuddleServer",
             dependencies: [
-                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore", "HuddleWebApp",
+                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore", "HuddleWebApp", "HuddleBuildInfo",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -53,6 +56,9 @@ let package = Package(
             name: "huddle",
             dependencies: [
                 "HuddleServer",
+                "HuddleBuildInfo",
+                "HuddleIO",
+                "HuddleProtocol",
                 "HuddleCore",
                 "HuddleStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -64,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "huddle-loadtest",
             dependencies: [
-                "HuddleClient", "HuddleIO", "HuddleProtocol", "HuddleWebSocket",
+                "HuddleClient", "HuddleIO", "HuddleProtocol", "HuddleWebSocket", "HuddleBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -75,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "huddle-chat",
             dependencies: [
-                "HuddleClient", "HuddleIO", "HuddleProtocol",
+                "HuddleClient", "HuddleIO", "HuddleProtocol", "HuddleBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HuddleBuildInfo
 import HuddleClient
 import HuddleIO
 
@@ -8,6 +9,7 @@ struct HuddleLoadTest: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "huddle-loadtest",
         abstract: "Measure what a Huddle server (or any WebSocket server, in the raw modes) carries; see loadtest/README.md.",
+        version: BuildInfo.versionLine,
         subcommands: [
             ConnectCommand.self, FanoutCommand.self, ChatCommand.self, MatchesCommand.self, LocationCommand.self,
             ReconnectStormCommand.self, LoginCommand.self, EchoCommand.self, BroadcastCommand.self,

@@ -75,6 +75,9 @@ struct ConnectionRegistry: Sendable {
         return state
     }
 
+    /// Users with at least one signed-in connection.
+    var userCount: Int { connectionsByUser.count }
+
     func hasConnections(of user: Username) -> Bool {
         connectionsByUser[user] != nil
     }

@@ -21,6 +21,8 @@ struct PresenceTracker: Sendable {
         self.graceMilliseconds = graceMilliseconds
     }
 
+    var usersInGrace: Int { graceEnds.count }
+
     func isInGrace(_ user: Username) -> Bool {
         graceEnds[user] != nil
     }

@@ -10,5 +10,9 @@ public struct SystemError: Error, Sendable, CustomStringConvertible {
         self.errno = errno
     }
 
-    public var description: String { "\(call): \(String(cString: strerror(errno))) (errno \(errno))" }
+    /// A call that does not set errno (getaddrinfo) carries its own reason in `call`, and
+    /// errno 0 would only add a misleading "Success".
+    public var description: String {
+        errno == 0 ? call : "\(call): \(String(cString: strerror(errno))) (errno \(errno))"
+    }
 }

@@ -345,6 +345,10 @@ final class Connection: EventHandler, Flushable {
                 return
             }
             if head.path == "/metrics" {
+                guard context.metricsAccess.allows(head) else {
+                    respond(status: 401, headers: [("WWW-Authenticate", "Bearer realm=\"metrics\"")], body: "/metrics needs Authorization: Bearer <metrics token>")
+                    return
+                }
                 let text = context.metrics.prometheusText()
                 respond(status: 200, contentType: "text/plain; version=0.0.4", body: head.method == "HEAD" ? [] : Array(text.utf8))
             } else {

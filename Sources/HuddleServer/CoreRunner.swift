@@ -84,6 +84,13 @@ final class CoreRunner: @unchecked Sendable {
         budgets = UsageBudgets(configuration: configuration)
         loop.onTurnEnd { [unowned self] in self.endTurn() }
         loop.schedule(after: 250, repeating: 250) { [unowned self] in self.tick() }
+        if configuration.summaryIntervalMilliseconds > 0 {
+            let interval = Int64(configuration.summaryIntervalMilliseconds)
+            var summary = ActivitySummary(metrics: metrics)
+            loop.schedule(after: interval, repeating: interval) { [unowned self] in
+                summary.log(usersOnline: self.core.usersOnline, logPosition: self.persistence.logPosition, to: self.logger)
+            }
+        }
     }
 
     func attach(_ endpoints: [ProtocolEndpoint]) { self.endpoints = endpoints }

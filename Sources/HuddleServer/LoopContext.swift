@@ -14,6 +14,7 @@ final class LoopContext: @unchecked Sendable {
     let tlsContext: TLSContext?
     let metrics: ServerMetrics
     let backpressure: BackpressureRule
+    let metricsAccess: MetricsAccess
     /// The HTTP API on this loop, when an API key is configured.
     var httpAPI: HTTPAPI?
     /// The photo endpoints on this loop (always on: users authenticate with their session token).
@@ -37,6 +38,7 @@ final class LoopContext: @unchecked Sendable {
     init(loop: EventLoop, configuration: ServerConfiguration, tlsContext: TLSContext?, metrics: ServerMetrics, logger: Logger) {
         self.loop = loop
         self.metrics = metrics
+        metricsAccess = MetricsAccess(token: configuration.metricsToken)
         self.configuration = configuration
         backpressure = BackpressureRule(maxOutboundBytes: configuration.maxOutboundBytes)
         self.tlsContext = tlsContext

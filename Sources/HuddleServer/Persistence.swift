@@ -125,6 +125,9 @@ final class Persistence: @unchecked Sendable {
     }
 
     /// The periodic tick: `everysec` syncs here when a burst has ended.
+    /// The sequence of the newest record in the log: how far the durable history has come.
+    var logPosition: UInt64 { log.lastSequence }
+
     func tick() throws {
         try log.syncIfDue()
     }

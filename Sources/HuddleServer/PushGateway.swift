@@ -49,7 +49,7 @@ final class PushGateway: @unchecked Sendable {
 
     func start() throws {
         thread = try LoopThread.spawn(name: "huddle-push") { [loop] in loop.run() }
-        logger.notice("push gateway enabled", metadata: ["webhook": "\(webhook.origin)", "signed": "\(signingKey != nil)"])
+        logger.notice("push gateway enabled", metadata: ["webhook": "\(webhook.logged)", "signed": "\(signingKey != nil)"])
     }
 
     /// After the core has stopped (nothing new arrives): waits up to `drainMilliseconds` for

@@ -73,10 +73,11 @@ public final class Server {
         let spreader = ConnectionSpreader(contexts)
         let port = try listenEverywhere(contexts, port: configuration.port, tls: false, spreader: spreader)
         let tlsPort = try configuration.tlsPort.map { try listenEverywhere(contexts, port: $0, tls: true, spreader: spreader) }
-        logger.notice("listening", metadata: ["url": "ws://\(configuration.host):\(port)", "threads": "\(threadCount)"])
+        logger.notice("listening", metadata: ["url": "\(AbsoluteURL.origin(scheme: "ws", host: configuration.host, port: port))", "threads": "\(threadCount)"])
         if let tlsPort {
-            logger.notice("listening", metadata: ["url": "wss://\(configuration.host):\(tlsPort)"])
+            logger.notice("listening", metadata: ["url": "\(AbsoluteURL.origin(scheme: "wss", host: configuration.host, port: tlsPort))"])
         }
+        logger.notice("started", metadata: StartupSummary.metadata(configuration, threads: threadCount, tlsPort: tlsPort))
         if configuration.benchEndpoints {
             logger.notice("bench endpoints enabled: /echo, /broadcast", metadata: ["max-message-size": "\(configuration.benchMaxMessageSize)"])
         }

@@ -92,5 +92,11 @@ public struct ServerConfiguration: Sendable {
     public var photoUploadTimeoutMilliseconds = 60_000
     public static let photoUploadMinimumBytesPerSecond = 64 * 1024
 
+    /// Bearer token `/metrics` requires; nil = open (`--metrics-token`).
+    public var metricsToken: String?
+
+    /// Seconds between the info-level activity summary lines; 0 = none.
+    public var summaryIntervalMilliseconds: Int = 60_000
+
     public init() {}
 }

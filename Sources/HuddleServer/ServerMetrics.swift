@@ -91,6 +91,23 @@ final class ServerMetrics: Sendable {
         latencies.withLock { $0[op, default: LatencyHistogram()].observe(seconds) }
     }
 
+    /// Totals for the activity summary line.
+    struct Traffic {
+        var openConnections = 0, openWebSockets = 0, messagesReceived = 0, messagesSent = 0
+        /// Error replies and refusals, every code (each is also in huddle_errors_total by code).
+        var refusals = 0
+    }
+
+    func traffic() -> Traffic {
+        let values = loops.map(\.values)
+        func sum(_ counter: KeyPath<LoopCounters.Values, Int>) -> Int { values.reduce(0) { $0 + $1[keyPath: counter] } }
+        return Traffic(
+            openConnections: sum(\.connectionsAccepted) - sum(\.connectionsClosed),
+            openWebSockets: sum(\.webSocketsOpened) - sum(\.webSocketsClosed),
+            messagesReceived: sum(\.messagesReceived), messagesSent: sum(\.messagesSent),
+            refusals: errors.withLock { $0.values.reduce(0, +) })
+    }
+
     /// The Prometheus text exposition format (version 0.0.4).
     func prometheusText() -> String {
         let values = loops.map(\.values)
@@ -152,6 +169,7 @@ final class ServerMetrics: Sendable {
         text += "# HELP huddle_signin_held_bytes Bytes of requests waiting behind sign-ins still being decided.\n"
         text += "# TYPE huddle_signin_held_bytes gauge\n"
         text += "huddle_signin_held_bytes \(heldBehindSignIn.load(ordering: .relaxed))\n"
+        text += ProcessMetrics.prometheusText()
         return text
     }
 }

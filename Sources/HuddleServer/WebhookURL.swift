@@ -48,5 +48,12 @@ public struct WebhookURL: Sendable, Equatable, CustomStringConvertible {
         AbsoluteURL.origin(scheme: isSecure ? Self.schemes.secure : Self.schemes.plain, host: host, port: port)
     }
 
+    /// What logs show: origin and path, the query only as `?…` (it may carry a token of the
+    /// receiver's), so an operator can still tell two webhooks on one host apart.
+    public var logged: String {
+        guard let query = target.firstIndex(of: "?") else { return origin + target }
+        return origin + target[..<query] + "?…"
+    }
+
     public var description: String { origin + target }
 }

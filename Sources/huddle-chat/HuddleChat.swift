@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import HuddleBuildInfo
 import HuddleClient
 import HuddleIO
 
@@ -19,7 +20,8 @@ struct HuddleChat: ParsableCommand {
             Exit status: 0 done; 1 a command or message failed (an [error] line answered it, \
             when stdin is not a terminal); 2 the connection cannot be made or was refused for \
             good (certificate, wrong scheme, wrong path); 64 bad arguments.
-            """)
+            """,
+        version: BuildInfo.versionLine)
 
     @Option(help: "The server's protocol endpoint (ws:// or wss://; /v1 is added to a bare host). Default: the one saved in $HUDDLE_CHAT_CONFIG, else ws://127.0.0.1:8080/v1.")
     var url: String?

@@ -1,23 +1,58 @@
 import ArgumentParser
-import HuddleServer
-import Logging
 import Glibc
+import HuddleBuildInfo
+import HuddleServer
 import HuddleStore
+import Logging
 
 @main
 struct Huddle: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "huddle",
         abstract: "A real-time WebSocket pub/sub server.",
+        version: BuildInfo.versionLine,
         subcommands: [Serve.self, DataCommand.self],
         defaultSubcommand: Serve.self
     )
+
+    /// `huddle --help` shows the flags of `serve` too: it is the default command, so its flags
+    /// are the ones a newcomer types after `huddle`, and a help listing only subcommands hid them.
+    /// For serve, the settings of the config file and the environment go first (ServeSettings).
+    static func withSettings(_ arguments: [String]) -> [String] {
+        let first = arguments.first ?? ""
+        guard !["data", "help", "--version", "--help", "-h"].contains(first), !arguments.contains("--help"), !arguments.contains("-h") else {
+            return arguments
+        }
+        let named = first == "serve"
+        do {
+            return (named ? ["serve"] : []) + (try ServeSettings.arguments(commandLine: Array(arguments.dropFirst(named ? 1 : 0))))
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == ["--help"] || arguments == ["-h"] {
+            print(helpMessage())
+            print("")
+            print(helpMessage(for: Serve.self))
+            return
+        }
+        main(withSettings(arguments))
+    }
 }
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the server (the default command)."
     )
+
+    // Where settings come from (ServeSettings): a config file and HUDDLE_* variables under the flags.
+    @Option(help: "A JSON config file: {\"flag-name\": value, …} for any flag below (or HUDDLE_CONFIG); flags > HUDDLE_* environment > file.")
+    var config: String?
+    @Flag(help: "Print the effective settings (flags, environment, config file, defaults) as a config file, secrets masked, and exit.")
+    var printConfig = false
 
     @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
     @Option(help: "Port for ws:// (and /healthz).") var port: Int = 8080
@@ -64,6 +99,12 @@ struct Serve: ParsableCommand {
     var roomBytesPerUser: Int = 64 * 1024 * 1024
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
+    @Option(help: "Log line format: text (message, then key=value details), or json (one object per line, for log shippers).")
+    var logFormat: String = "text"
+    @Option(help: "Bearer token GET /metrics requires (Authorization: Bearer TOKEN); none = open to all.")
+    var metricsToken: String?
+    @Option(help: "Seconds between info-level activity summaries (connections, users online, messages/s, log position); 0 = none.")
+    var summaryInterval: Int = 60
     // Push.
     @Option(help: "Webhook (http:// or https://) that gets a JSON POST per notification to a user with no live connection.")
     var pushWebhook: String?
@@ -106,10 +147,13 @@ struct Serve: ParsableCommand {
             throw ValidationError("--user-publish-bytes and --user-read-bytes must be at least 4096, --room-bytes-per-user at least 65536")
         }
         guard kdfIterations >= 1000 else { throw ValidationError("--kdf-iterations must be at least 1000") }
-        guard sessionTTL > 0, presenceGrace >= 0 else { throw ValidationError("--session-ttl must be positive and --presence-grace not negative") }
+        guard sessionTTL > 0 else { throw ValidationError("--session-ttl must be positive") }
+        guard presenceGrace >= 0 else { throw ValidationError("--presence-grace must not be negative") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
+        guard LogLineHandler.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
+        guard summaryInterval >= 0 else { throw ValidationError("--summary-interval must be 0 (off) or more") }
         // Push.
         if let pushWebhook {
             do {
@@ -133,6 +177,8 @@ struct Serve: ParsableCommand {
         guard maxUploadsPerUser > 0, maxUploads > 0, photoUploadTimeout > 0, photoQuota > 0 else {
             throw ValidationError("--max-uploads-per-user, --max-uploads, --photo-upload-timeout and --photo-quota must be positive")
         }
+        // Last: the checks that look at files and resolve the host.
+        try validateStartConditions()
     }
 
     var serverConfiguration: ServerConfiguration {
@@ -166,6 +212,8 @@ struct Serve: ParsableCommand {
         config.core.roomBytesPerDay = roomBytesPerUser
         config.core.roomBytesBurst = roomBytesPerUser / 4
         config.dataDirectory = dataDir
+        config.summaryIntervalMilliseconds = summaryInterval * 1000
+        config.metricsToken = metricsToken
         config.syncPolicy = Self.syncPolicy(fsync) ?? .always
         config.snapshotIntervalMilliseconds = snapshotInterval * 1000
         config.sessionTTLMilliseconds = sessionTTL * 1000
@@ -198,11 +246,14 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
+        if printConfig {
+            print(ServeSettings.describe(self))
+            return
+        }
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let format = LogLineHandler.Format(rawValue: logFormat) ?? .text
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            LogLineHandler(label: label, format: format, logLevel: level)
         }
         let logger = Logger(label: "huddle")
         do {

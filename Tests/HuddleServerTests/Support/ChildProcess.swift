@@ -9,7 +9,7 @@ import Foundation
 /// the same moment), and reading the pipe "to the end" then waits for that child to exit — a
 /// whole test run hung that way. A file has no end to wait for. The exit is asked of the kernel
 /// (`exitStatusIfExited`: `isRunning` can lag for the same reason) and polled with a deadline.
-func runChildToCompletion(_ executable: String, _ arguments: [String], timeout: Double) throws -> (status: Int32, output: String) {
+func runChildToCompletion(_ executable: String, _ arguments: [String], timeout: Double, environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
     let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-child-\(UUID().uuidString).log")
     guard FileManager.default.createFile(atPath: outputFile.path, contents: nil) else {
         throw TestFailure("cannot create \(outputFile.path)")
@@ -19,6 +19,7 @@ func runChildToCompletion(_ executable: String, _ arguments: [String], timeout: 
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if let environment { process.environment = environment }
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = output
     process.standardError = output
