@@ -10,11 +10,15 @@ final class ChildProcess: @unchecked Sendable {
     private let output = Mutex("")
     /// The pipe reached its end: everything the program wrote is in `output`.
     private let outputEnded = Mutex(false)
+    /// Kept for the life of the child: the readability handler reads through it, and a handle
+    /// let go of closes its descriptor.
+    private let outputReader: FileHandle
 
     init(_ executable: URL, _ arguments: [String]) throws {
         process.executableURL = executable
         process.arguments = arguments
         let pipe = try OutputPipe()
+        outputReader = pipe.reading
         process.standardOutput = pipe.writing
         process.standardError = pipe.writing
         pipe.reading.readabilityHandler = { [weak self] handle in
