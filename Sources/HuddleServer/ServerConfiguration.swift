@@ -74,7 +74,7 @@ public struct ServerConfiguration: Sendable {
 
     /// From SIGTERM/SIGINT to the exit (README, "Shutdown"): the drain, the pushes' hand-off
     /// and the shutdown snapshot all end by then (the snapshot is given up; the log has it all).
-    public var exitBudgetMilliseconds: Int = 2_500
+    public var exitBudgetMilliseconds: Int = 2_000
 
     // Push.
     /// The push gateway: the webhook (nil: none) and its queue, retries and timeouts.

@@ -53,7 +53,7 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds between snapshots (a snapshot also follows 64 MiB of log).")
     var snapshotInterval: Int = 300
     @Option(help: "Seconds from SIGTERM/SIGINT to the exit: the drain, push hand-off and shutdown snapshot end by then.")
-    var exitBudget: Double = 2.5
+    var exitBudget: Double = 2.0
     @Option(help: "Requests per second per connection (bursts of twice as many).") var rateLimit: Double = 50
     // Fair shares.
     @Option(help: "Requests per second per user across all their connections, or per address before sign-in (bursts of twice as many).")

@@ -27,7 +27,7 @@ final class DurableServer: @unchecked Sendable {
 
     /// For tests whose point is what a shutdown does, not how fast (the drain answers a slow
     /// login, a graceful stop writes its snapshot): an exit budget a loaded machine cannot run
-    /// out. The default 2.5 s would then cut the drain or give the snapshot up (README, "Shutdown").
+    /// out. The default 2 s would then cut the drain or give the snapshot up (README, "Shutdown").
     static let patientExit = ["--exit-budget", "60"]
 
     /// Arguments every durability test passes: loopback, free port, cheap password hashing.
