@@ -244,6 +244,7 @@ def main():
     exit_times = []
     close_times = []              # SIGTERM to the last writer's close frame
     snapshot_ms = []              # the shutdown snapshot's own time, from the server's log
+    snapshots_abandoned = 0       # shutdown snapshots given up when the exit budget ran out
     closed_per_loop = {}
     slow = hangs = bad_status = 0
     previous = []
@@ -308,6 +309,7 @@ def main():
             close_times.append(max((w.closed_at or signalled + HANG_SECONDS) for w in writers) - signalled)
             log_text = open(log_path, errors="replace").read()
             snapshot_ms.extend(int(ms) for ms in re.findall(r"ms=(\d+) sequence=\d+ \[HuddleServer\] shutdown snapshot written", log_text))
+            snapshots_abandoned += log_text.count("shutdown snapshot abandoned")
             for closed, loop in re.findall(r"closed-1001=(\d+) loop=(\d+)", log_text):
                 closed_per_loop[loop] = closed_per_loop.get(loop, 0) + int(closed)
             previous = writers
@@ -329,8 +331,10 @@ def main():
     print("exit after SIGTERM: median %.2f s, p99 %.2f s, max %.2f s; over %.1f s: %d; hangs (> %.0f s): %d; non-zero exits: %d" % (
         exit_times[len(exit_times) // 2], exit_times[min(len(exit_times) - 1, int(len(exit_times) * 0.99))],
         exit_times[-1], args.exit_limit, slow, HANG_SECONDS, hangs, bad_status))
-    print("last close frame after SIGTERM: median %.2f s, max %.2f s; shutdown snapshot: max %d ms; connections closed 1001 per loop: %s" % (
-        close_times[len(close_times) // 2], close_times[-1], max(snapshot_ms or [0]), closed_per_loop))
+    print("last close frame after SIGTERM: median %.2f s, max %.2f s; shutdown snapshots: %d written (max %d ms), %d abandoned; "
+          "connections closed 1001 per loop: %s" % (
+              close_times[len(close_times) // 2], close_times[-1], len(snapshot_ms), max(snapshot_ms or [0]), snapshots_abandoned,
+              closed_per_loop))
     print("requests sent: %(sent)d, answered: %(answered)d, never read (safe to resend): %(unread)d, "
           "read but UNANSWERED: %(unanswered)d, answered ok but not stored: %(lost)d, "
           "connections not closed 1001: %(not_1001)d, replies after the close frame: %(reply_after_close)d" % totals)

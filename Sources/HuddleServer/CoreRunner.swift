@@ -99,11 +99,14 @@ final class CoreRunner: @unchecked Sendable {
         thread = try LoopThread.spawn(name: "huddle-core") { [loop] in loop.run() }
     }
 
-    /// After the I/O loops have stopped: a last snapshot, then the thread ends.
-    func stop() {
+    /// After the I/O loops have stopped: the last turn's pushes handed to the gateway, which
+    /// drains them until `deadline` meanwhile, the log synced, a snapshot if it fits before
+    /// `deadline` (monotonic ms), then the thread ends.
+    func stop(deadline: Int64) {
         loop.execute { [self] in
             endTurn()
-            persistence.snapshotNow(of: core.durableState)
+            pushGateway?.beginStopping(deadline: deadline)
+            persistence.shutDown(of: core.durableState, deadline: deadline)
             loop.stop()
         }
         thread?.join()

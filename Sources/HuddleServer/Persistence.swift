@@ -27,6 +27,11 @@ final class Persistence: @unchecked Sendable {
     private var lastSnapshotFailed = false
     private var lastSnapshotAt: Int64
     private var logBytesAtLastSnapshot: Int
+    /// The last record the newest snapshot this process loaded or wrote covers.
+    private var snapshotSequence: UInt64
+    /// The shutdown left the snapshot thread working (a snapshot it gave up, or a periodic one
+    /// still running): `close` does not wait for it.
+    private var snapshotThreadBusyAtExit = false
 
     /// Equal states must give equal bytes (HuddleCore sorts its collections; keys too).
     /// One encoder per thread that encodes: this one is the core thread's.
@@ -72,11 +77,15 @@ final class Persistence: @unchecked Sendable {
             "data-dir": "\(directory)", "snapshot-sequence": "\(snapshotSequence)", "replayed": "\(replayed)",
             "users": "\(core.durableState.accounts.count)", "channels": "\(core.durableState.channels.byName.count)",
         ])
-        let persistence = try Persistence(directory: directory, log: log, snapshots: snapshots, configuration: configuration, logger: logger)
+        let persistence = try Persistence(
+            directory: directory, log: log, snapshots: snapshots, snapshotSequence: snapshotSequence, configuration: configuration, logger: logger)
         return (persistence, core)
     }
 
-    private init(directory: String, log: WriteAheadLog, snapshots: SnapshotStore, configuration: ServerConfiguration, logger: Logger) throws {
+    private init(
+        directory: String, log: WriteAheadLog, snapshots: SnapshotStore, snapshotSequence: UInt64, configuration: ServerConfiguration, logger: Logger
+    ) throws {
+        self.snapshotSequence = snapshotSequence
         self.directory = directory
         self.log = log
         self.snapshots = snapshots
@@ -204,6 +213,7 @@ final class Persistence: @unchecked Sendable {
         switch outcome {
         case .success(let result):
             lastSnapshotFailed = false
+            snapshotSequence = sequence
             do {
                 // Keep the log after the *older* snapshot, so a fall-back to it still replays.
                 let removed = try log.removeSegments(upTo: result.olderSnapshotSequence)
@@ -222,26 +232,67 @@ final class Persistence: @unchecked Sendable {
         }
     }
 
-    /// A synchronous snapshot, at shutdown (nothing else runs on the core any more).
-    func snapshotNow(of state: CoreDurableState) {
-        let sequence = log.lastSequence
-        let started = MonotonicClock.milliseconds()
+    /// The end of the core (nothing else runs on it any more): syncs the log — from here on it
+    /// holds every change, whatever else happens — then snapshots `state` if the log grew since
+    /// the last snapshot, but only until `deadline` (monotonic ms, the exit budget's end). A
+    /// snapshot not finished by then is given up and its temporary file removed: the next start
+    /// replays the log instead. The snapshot thread is then left to the process's exit.
+    func shutDown(of state: CoreDurableState, deadline: Int64) {
+        // A periodic snapshot still running keeps the thread until it ends; one queued behind it
+        // waits for it, within the deadline.
+        snapshotThreadBusyAtExit = snapshotInProgress
         do {
             try log.sync()
-            let payload = try commandEncoder.encode(SnapshotPayload(format: Self.snapshotFormat, state: state))
-            let result = try snapshots.write(payload: Array(payload), lastSequence: sequence)
-            _ = try log.removeSegments(upTo: result.olderSnapshotSequence)
-            logger.notice("shutdown snapshot written", metadata: [
-                "sequence": "\(sequence)", "bytes": "\(result.byteCount)", "ms": "\(MonotonicClock.milliseconds() - started)",
-            ])
         } catch {
+            logger.error("the log could not be synced at shutdown", metadata: ["error": "\(error)"])
+            return
+        }
+        let sequence = log.lastSequence
+        guard sequence > snapshotSequence else { return }
+        let started = MonotonicClock.milliseconds()
+        guard started < deadline else {
+            logger.notice("shutdown snapshot skipped: no time left in the exit budget; the log holds every change", metadata: [
+                "sequence": "\(sequence)",
+            ])
+            return
+        }
+        let attempt = ShutdownSnapshot()
+        let snapshots = self.snapshots
+        snapshotThread.execute {
+            guard attempt.continuing else { return }
+            attempt.finish(Result {
+                let payload = try Self.makeEncoder().encode(SnapshotPayload(format: Self.snapshotFormat, state: state))
+                return try snapshots.write(payload: Array(payload), lastSequence: sequence, continuing: { attempt.continuing })
+            })
+        }
+        let milliseconds = { MonotonicClock.milliseconds() - started }
+        let outcome = attempt.wait(until: deadline)
+        // Finished either way: the thread got through what was queued before it.
+        snapshotThreadBusyAtExit = outcome == nil
+        switch outcome {
+        case .success(let result):
+            do {
+                _ = try log.removeSegments(upTo: result.olderSnapshotSequence)
+            } catch {
+                logger.error("shutdown snapshot written, but old log segments could not be removed", metadata: ["error": "\(error)"])
+            }
+            logger.notice("shutdown snapshot written", metadata: [
+                "sequence": "\(sequence)", "bytes": "\(result.byteCount)", "ms": "\(milliseconds())",
+            ])
+        case .failure(let error):
             logger.error("shutdown snapshot failed; the log still holds every change", metadata: ["error": "\(error)"])
+        case nil:
+            snapshots.removeUnfinished(lastSequence: sequence)
+            logger.notice("shutdown snapshot abandoned: the exit budget ran out; the log holds every change", metadata: [
+                "sequence": "\(sequence)", "ms": "\(milliseconds())",
+            ])
         }
     }
 
     func close() {
         snapshotThread.stop()
-        snapshotThreadHandle.join()
+        // A snapshot still encoding is ended by the process's exit, not waited for.
+        if !snapshotThreadBusyAtExit { snapshotThreadHandle.join() }
         try? log.close()
     }
 }

@@ -52,10 +52,12 @@ final class PushGateway: @unchecked Sendable {
         logger.notice("push gateway enabled", metadata: ["webhook": "\(webhook.logged)", "signed": "\(signingKey != nil)"])
     }
 
-    /// After the core has stopped (nothing new arrives): waits up to `drainMilliseconds` for
-    /// what is waiting or being sent — a restart should not swallow the notifications of its
-    /// last moments — then gives up the rest, with a log line saying how much.
-    func stop(drainMilliseconds: Int64 = 2_000) {
+    /// After the core's last turn (nothing new arrives): sends what is waiting or being sent
+    /// until `deadline` (monotonic ms, the exit budget's end) — a restart should not swallow the
+    /// notifications of its last moments — then gives up the rest, with a log line saying how
+    /// much. `join` waits for that.
+    func beginStopping(deadline: Int64) {
+        let drainMilliseconds = max(0, deadline - MonotonicClock.milliseconds())
         loop.execute { [self] in
             stopping = true
             stopIfDrained()
@@ -70,6 +72,9 @@ final class PushGateway: @unchecked Sendable {
                 loop.stop()
             }
         }
+    }
+
+    func join() {
         thread?.join()
     }
 

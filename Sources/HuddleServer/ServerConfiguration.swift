@@ -72,8 +72,9 @@ public struct ServerConfiguration: Sendable {
     /// Bytes queued to a connection must be written within this time, or it is closed (1008).
     public var slowReaderTimeoutMilliseconds: Int = 10_000
 
-    /// How long a graceful shutdown waits for clients to answer the close handshake.
-    public var shutdownGraceMilliseconds: Int = 3_000
+    /// From SIGTERM/SIGINT to the exit (README, "Shutdown"): the drain, the pushes' hand-off
+    /// and the shutdown snapshot all end by then (the snapshot is given up; the log has it all).
+    public var exitBudgetMilliseconds: Int = 2_000
 
     // Push.
     /// The push gateway: the webhook (nil: none) and its queue, retries and timeouts.

@@ -10,6 +10,8 @@ final class WorkerThreads: Sendable {
     private let loops: [EventLoop]
     private let threads: [LoopThread]
     private let next = Atomic<Int>(0)
+    /// Set by `stop`: jobs still queued then are skipped, not run.
+    private let stopping = Atomic(false)
 
     /// `name` prefixes the threads' names (`huddle-kdf-0`, …), as `top -H` shows them.
     init(name: String, count: Int) throws {
@@ -19,10 +21,17 @@ final class WorkerThreads: Sendable {
 
     func run(_ job: @escaping @Sendable () -> Void) {
         let index = next.add(1, ordering: .relaxed).newValue % loops.count
-        loops[index].execute(job)
+        loops[index].execute { [self] in
+            guard !stopping.load(ordering: .acquiring) else { return }
+            job()
+        }
     }
 
+    /// At shutdown, after the core and the I/O loops have stopped, so no one waits for a result
+    /// any more: each thread finishes the job it is running, and the queued ones are dropped —
+    /// run, a queue of logins or uploads would hold the exit for seconds (README, "Shutdown").
     func stop() {
+        stopping.store(true, ordering: .releasing)
         for loop in loops { loop.stop() }
         for thread in threads { thread.join() }
     }

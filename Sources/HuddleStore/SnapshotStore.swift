@@ -28,9 +28,23 @@ public final class SnapshotStore: Sendable {
 
     /// Writes `payload` as the snapshot of the state after record `lastSequence`. Returns once
     /// the file and its name are durable. Creates the directory if needed.
+    ///
+    /// `continuing` is asked between compressed chunks and before the rename: once it says no,
+    /// the temporary file is removed and `snapshotAbandoned` thrown, leaving the directory as it
+    /// was (a snapshot only shortens the next start's replay; the log holds everything).
     @discardableResult
-    public func write(payload: [UInt8], lastSequence: UInt64) throws -> SnapshotWriteResult {
-        try writing.withLock { _ in try writeSerialized(payload: payload, lastSequence: lastSequence) }
+    public func write(
+        payload: [UInt8], lastSequence: UInt64, continuing: () -> Bool = { true }
+    ) throws -> SnapshotWriteResult {
+        try writing.withLock { _ in try writeSerialized(payload: payload, lastSequence: lastSequence, continuing: continuing) }
+    }
+
+    /// Removes the temporary file of an unfinished write of snapshot `lastSequence`, from
+    /// another thread than the writer's: the shutdown's, which will not wait for the writer.
+    /// The writer, if it is still running, sees its `continuing` say no and stops.
+    public func removeUnfinished(lastSequence: UInt64) {
+        let path = pathIn(directory, DataDirectoryListing.snapshotName(lastSequence: lastSequence))
+        _ = Glibc.unlink(path + DataDirectoryListing.temporarySuffix)
     }
 
     /// The newest snapshot that passes every check, falling back to older ones (listed in
@@ -58,7 +72,8 @@ public final class SnapshotStore: Sendable {
         throw StoreError.noValidSnapshot(reasons: skipped)
     }
 
-    private func writeSerialized(payload: [UInt8], lastSequence: UInt64) throws -> SnapshotWriteResult {
+    private func writeSerialized(payload: [UInt8], lastSequence: UInt64, continuing: () -> Bool) throws -> SnapshotWriteResult {
+        guard continuing() else { throw StoreError.snapshotAbandoned }
         try FileIO.makeDirectories(directory)
         let listing = try DataDirectoryListing(directory: directory)
         // Left by a write the process did not live to finish.
@@ -79,6 +94,7 @@ public final class SnapshotStore: Sendable {
             try zeros.withUnsafeBytes { try FileIO.write(fd, $0, at: 0, path: temporaryPath) }
             let compressedLength = try payload.withUnsafeBytes { bytes in
                 try SnapshotCompression.deflate(bytes) { chunk in
+                    guard continuing() else { throw StoreError.snapshotAbandoned }
                     try FileIO.write(fd, chunk, at: offset, path: temporaryPath)
                     offset += chunk.count
                 }
@@ -98,6 +114,7 @@ public final class SnapshotStore: Sendable {
             throw error
         }
         do {
+            guard continuing() else { throw StoreError.snapshotAbandoned }
             try FileIO.rename(temporaryPath, path)
         } catch {
             _ = Glibc.unlink(temporaryPath)

@@ -24,6 +24,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case compressionFailed(reason: String)
     /// Replay asked for records that are no longer (or not yet) in the log.
     case recordsUnavailable(requestedAfter: UInt64, firstAvailable: UInt64)
+    /// A snapshot write was given up by its caller before it finished (the shutdown budget ran
+    /// out); its temporary file is removed, nothing else changed.
+    case snapshotAbandoned
 
     /// errno of a failed system call, if that is what this is.
     public var errno: Int32? {
@@ -51,6 +54,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "snapshot compression failed: \(reason)"
         case .recordsUnavailable(let after, let first):
             return "records after \(after) requested, but the log continues only from \(first)"
+        case .snapshotAbandoned:
+            return "snapshot abandoned before it was complete"
         }
     }
 }

@@ -87,6 +87,8 @@ struct Serve: ParsableCommand {
     var fsync: String = "always"
     @Option(help: "Seconds between snapshots (a snapshot also follows 64 MiB of log).")
     var snapshotInterval: Int = 300
+    @Option(help: "Seconds from SIGTERM/SIGINT to the exit: the drain, push hand-off and shutdown snapshot end by then.")
+    var exitBudget: Double = 2.0
     @Option(help: "Requests per second per connection (bursts of twice as many).") var rateLimit: Double = 50
     // Fair shares.
     @Option(help: "Requests per second per user across all their connections, or per address before sign-in (bursts of twice as many).")
@@ -140,6 +142,7 @@ struct Serve: ParsableCommand {
         guard slowReaderTimeout > 0 else { throw ValidationError("--slow-reader-timeout must be positive") }
         guard Self.syncPolicy(fsync) != nil else { throw ValidationError("--fsync must be always, everysec or no") }
         guard snapshotInterval > 0 else { throw ValidationError("--snapshot-interval must be positive") }
+        guard exitBudget > 0, exitBudget <= 60 else { throw ValidationError("--exit-budget must be over 0 and at most 60 seconds") }
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be positive") }
         // Fair shares. A burst must hold one publication of the largest data (16 KiB).
         guard userRateLimit > 0 else { throw ValidationError("--user-rate-limit must be positive") }
@@ -216,6 +219,7 @@ struct Serve: ParsableCommand {
         config.metricsToken = metricsToken
         config.syncPolicy = Self.syncPolicy(fsync) ?? .always
         config.snapshotIntervalMilliseconds = snapshotInterval * 1000
+        config.exitBudgetMilliseconds = Int(exitBudget * 1000)
         config.sessionTTLMilliseconds = sessionTTL * 1000
         config.core.presenceGraceMilliseconds = Int64(presenceGrace) * 1000
         // Push.

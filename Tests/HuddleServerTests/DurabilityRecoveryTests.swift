@@ -120,10 +120,10 @@ import Testing
     func damagedNewestSnapshotFallsBackToTheOlderOne(damage: String) async throws {
         let data = try ServerProcess.makeDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let first = try await DurableServer.start(dataDirectory: data)
+        let first = try await DurableServer.start(DurableServer.patientExit, dataDirectory: data)
         let before = try Self.publish(8, to: "room:snap", as: "snap_writer", port: first.port)
         #expect(try await first.stop() == 0)
-        let second = try await DurableServer.start(dataDirectory: data)
+        let second = try await DurableServer.start(DurableServer.patientExit, dataDirectory: data)
         let after = try Self.publish(7, to: "room:snap", as: "snap_writer", port: second.port, signUp: false, from: 9)
         let other = try Self.publish(3, to: "room:snap-other", as: "snap_other", port: second.port)
         #expect(try await second.stop() == 0)
@@ -141,7 +141,7 @@ import Testing
         #expect(verify.status == 2, "verify says start-up recovers from the older snapshot: \(verify.output)")
         #expect(verify.output.contains("recoverable"), "\(verify.output)")
 
-        let restarted = try await DurableServer.start(dataDirectory: data)
+        let restarted = try await DurableServer.start(DurableServer.patientExit, dataDirectory: data)
         let log = restarted.logText
         #expect(log.contains("skipped a damaged snapshot"), "\(log)")
         #expect(log.contains(newest.lastPathComponent), "the warning names the skipped file: \(log)")
@@ -157,7 +157,7 @@ import Testing
         #expect(afterFallback.contains(snapshots[0]), "the last good snapshot is kept: \(afterFallback.map(\.lastPathComponent))")
         let newer = try #require(afterFallback.last)
         try DataFiles.flipBit(in: newer, at: 20, bit: 0)
-        let again = try await DurableServer.start(dataDirectory: data)
+        let again = try await DurableServer.start(DurableServer.patientExit, dataDirectory: data)
         #expect(again.logText.contains("loaded snapshot") && again.logText.contains(snapshots[0].lastPathComponent), "\(again.logText)")
         try Self.expectHistory("room:snap", before + after + late, port: again.port, user: "snap_writer")
         try Self.expectHistory("room:snap-other", other, port: again.port, user: "snap_other")

@@ -51,7 +51,7 @@ import Testing
 
     /// Signs `user` up on a server whose password hashing is slow (its login will be too).
     static func startWithSlowLogin(user: String, dataDirectory: URL) async throws -> DurableServer {
-        let server = try await DurableServer.start(["--kdf-iterations", "2000000"], dataDirectory: dataDirectory)
+        let server = try await DurableServer.start(["--kdf-iterations", "2000000"] + DurableServer.patientExit, dataDirectory: dataDirectory)
         try V1Client(port: server.port, timeout: 60).signUp(user)
         return server
     }

@@ -25,6 +25,11 @@ final class DurableServer: @unchecked Sendable {
         return ServerProcess.binary
     }
 
+    /// For tests whose point is what a shutdown does, not how fast (the drain answers a slow
+    /// login, a graceful stop writes its snapshot): an exit budget a loaded machine cannot run
+    /// out. The default 2 s would then cut the drain or give the snapshot up (README, "Shutdown").
+    static let patientExit = ["--exit-budget", "60"]
+
     /// Arguments every durability test passes: loopback, free port, cheap password hashing.
     static func baseArguments(dataDirectory: URL) -> [String] {
         ["--host", "127.0.0.1", "--port", "0", "--threads", "2", "--log-level", "info", "--kdf-iterations", "1000",
