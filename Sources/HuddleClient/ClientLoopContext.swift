@@ -11,6 +11,7 @@ import Synchronization
 /// Touched only on its loop's thread (hence `@unchecked Sendable`: only the registry crosses
 /// threads, to find it). Created by the first connection that connects on a loop; the loop keeps
 /// it alive through its end-of-turn hook and it dies with the loop.
+// Sendable: only the registry holds it off its loop, and `of` checks it is called on the loop.
 final class ClientLoopContext: @unchecked Sendable {
     unowned let loop: EventLoop
     private let pendingFlushes = PendingFlushes<WebSocketClientConnection>()
@@ -52,7 +53,8 @@ final class ClientLoopContext: @unchecked Sendable {
 
     /// The context of `loop`, created on first use. Must be called on `loop`'s thread.
     static func of(_ loop: EventLoop) -> ClientLoopContext {
-        registry.withLock { entries in
+        loop.assertInLoop()
+        return registry.withLock { entries in
             let key = ObjectIdentifier(loop)
             // The loop check matters: a dead loop's identifier can be reused by a new loop.
             if let entry = entries[key], entry.loop === loop, let context = entry.context {

@@ -1,4 +1,5 @@
 import HuddleCore
+import HuddleCrypto
 import HuddleIO
 import HuddleProtocol
 import Logging
@@ -17,6 +18,7 @@ import Logging
 /// Nothing here is durable: the inbox and the chat rooms' unread counts are the durable record
 /// of what a user was owed, and a restart loses only the hand-offs still waiting after a short
 /// drain (`stop`).
+// Sendable: the core calls only `submit` (a task on its loop); the rest runs on the gateway's thread.
 final class PushGateway: @unchecked Sendable {
     private let settings: PushSettings
     private let webhook: WebhookURL
