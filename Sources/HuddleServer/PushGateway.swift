@@ -92,6 +92,7 @@ final class PushGateway: @unchecked Sendable {
     // MARK: Gateway thread
 
     private func accept(_ notification: PushNotification) {
+        loop.assertInLoop()
         let body: String
         switch notification.body {
         case .text(let text): body = text
@@ -121,6 +122,7 @@ final class PushGateway: @unchecked Sendable {
 
     /// Starts as many due notifications as free request slots allow, then arms the retry timer.
     private func pump() {
+        loop.assertInLoop()
         let now = MonotonicClock.milliseconds()
         while inFlight.count < settings.concurrency, let entry = queue.next(now: now) {
             send(entry)
@@ -146,6 +148,7 @@ final class PushGateway: @unchecked Sendable {
     }
 
     private func finished(_ entry: PushQueue.Entry, _ outcome: WebhookRequest.Outcome) {
+        loop.assertInLoop()
         let metadata: Logger.Metadata = ["id": "\(entry.delivery.id)", "user": "\(entry.delivery.user)", "kind": "\(entry.delivery.kind)"]
         switch outcome {
         case .accepted(let status):
