@@ -53,32 +53,33 @@ import Testing
         #expect(counter.loop === loop)
     }
 
+    /// Runs a loop on this thread while another thread does `intrusion` to it, then stops it.
+    /// In an exit test: the process is expected to stop before `intrusion` returns.
+    private static func runWhileAnotherThreadIntrudes(_ intrusion: @escaping @Sendable (EventLoop) -> Void) throws {
+        let loop = try EventLoop(index: 0, readBufferSize: 16)
+        loop.execute {
+            _ = try? LoopThread.spawn(name: "test-intruder") {
+                intrusion(loop)
+                loop.stop()
+            }
+        }
+        loop.run()
+    }
+
     @Test(.enabled(if: EventLoop.checksConfinement, "release builds compile the check out"))
     func assertInLoopStopsADebugBuildOffTheLoop() async {
         await #expect(processExitsWith: .failure) {
-            let loop = try EventLoop(index: 0, readBufferSize: 16)
-            loop.execute {
-                _ = try? LoopThread.spawn(name: "test-intruder") {
-                    loop.assertInLoop()
-                    loop.stop()
-                }
-            }
-            loop.run()
+            try Self.runWhileAnotherThreadIntrudes { $0.assertInLoop() }
         }
     }
 
     @Test(.enabled(if: EventLoop.checksConfinement, "release builds compile the check out"))
     func loopBoundValueStopsADebugBuildOffTheLoop() async {
         await #expect(processExitsWith: .failure) {
-            let loop = try EventLoop(index: 0, readBufferSize: 16)
-            let bound = LoopBound(1, loop: loop)
-            loop.execute {
-                _ = try? LoopThread.spawn(name: "test-intruder") {
-                    bound.value += 1
-                    loop.stop()
-                }
+            try Self.runWhileAnotherThreadIntrudes { loop in
+                let bound = LoopBound(1, loop: loop)
+                bound.value += 1
             }
-            loop.run()
         }
     }
 
@@ -86,14 +87,7 @@ import Testing
     @Test(.enabled(if: EventLoop.checksConfinement, "release builds compile the check out"))
     func schedulingFromAnotherThreadStopsADebugBuild() async {
         await #expect(processExitsWith: .failure) {
-            let loop = try EventLoop(index: 0, readBufferSize: 16)
-            loop.execute {
-                _ = try? LoopThread.spawn(name: "test-intruder") {
-                    loop.schedule(after: 0) {}
-                    loop.stop()
-                }
-            }
-            loop.run()
+            try Self.runWhileAnotherThreadIntrudes { $0.schedule(after: 0) {} }
         }
     }
 }
