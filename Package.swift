@@ -1,8 +1,13 @@
 // swift-tools-version:6.0
 // Huddle: a real-time WebSocket pub/sub server on POSIX sockets, epoll, OpenSSL and zlib.
-// Layers (README.md, "Layout"): CHuddleShims <- HuddleIO, HuddleWebSocket; HuddleProtocol and
-// HuddleCore stand alone; HuddleServer wires them all; huddle (CLI) runs HuddleServer;
-// HuddleClient <- huddle-chat and huddle-loadtest.
+// Layers (docs/ARCHITECTURE.md, "Layers and modules"), each depending only on layers below it:
+//   C:         CHuddleShims (OpenSSL, zlib, the few macros Swift cannot import)
+//   utilities: HuddleIO (loops, sockets, timers, TLS), HuddleCrypto (libcrypto), HuddleWebSocket
+//              (HTTP/1.1, URLs, RFC 6455, RFC 7692), HuddleProtocol (the wire), HuddleCore (the
+//              product's state machine), HuddleStore (the disk)
+//   wiring:    HuddleServer (all of the above); HuddleClient (IO, WebSocket, Protocol)
+//   programs:  huddle (HuddleServer; HuddleStore for `huddle data`), huddle-chat and
+//              huddle-loadtest (HuddleClient).
 import PackageDescription
 
 let package = Package(
@@ -27,9 +32,12 @@ let package = Package(
             name: "CHuddleShims",
             linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto"), .linkedLibrary("z")]
         ),
-        // Event loops, sockets, timers, TLS. Knows nothing of WebSocket.
+        // Event loops, sockets, timers, TLS, worker threads. Knows nothing of HTTP or WebSocket.
         .target(name: "HuddleIO", dependencies: ["CHuddleShims"]),
-        // HTTP/1.1 upgrade, RFC 6455 framing, RFC 7692 permessage-deflate: pure state machines, no sockets.
+        // Hashes, HMAC, key derivation and secure randomness over OpenSSL's libcrypto.
+        .target(name: "HuddleCrypto", dependencies: ["CHuddleShims"]),
+        // HTTP/1.1 heads and upgrade, ws/http URLs, RFC 6455 framing, RFC 7692 permessage-deflate:
+        // pure state machines, no sockets.
         .target(name: "HuddleWebSocket", dependencies: ["CHuddleShims"]),
         // The JSON wire protocol (protocol.md): request decoding, reply and event encoding.
         .target(name: "HuddleProtocol"),
@@ -38,29 +46,33 @@ let package = Package(
         // Durability: the write-ahead log and snapshots, as checksummed bytes on disk.
         .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
         // The client library: WebSocket connections over HuddleIO (many per loop), TLS, deflate.
-        .target(name: "HuddleClient", dependencies: ["HuddleIO", "HuddleWebSocket", "HuddleProtocol"]),
+        // CHuddleShims: WebSocketClientConnection's OpenSSL calls, until the transport is HuddleIO's.
+        .target(name: "HuddleClient", dependencies: ["CHuddleShims", "HuddleIO", "HuddleWebSocket", "HuddleProtocol"]),
         // The version and the git commit every binary reports (--version, huddle_build_info).
         .target(name: "HuddleBuildInfo", plugins: ["BuildCommit"]),
         .plugin(name: "BuildCommit", capability: .buildTool()),
         // The web app and the JavaScript SDK's file, embedded as bytes (served at /app/ and /sdk/).
         .target(name: "HuddleWebApp", resources: [.embedInCode("Files")]),
         // Wires connections, endpoints and limits together.
+        // CHuddleShims: Connection's OpenSSL calls, until the transport is HuddleIO's.
         .target(
             name: "HuddleServer",
             dependencies: [
-                "HuddleIO", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore", "HuddleWebApp", "HuddleBuildInfo",
+                "CHuddleShims", "HuddleIO", "HuddleCrypto", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore",
+                "HuddleWebApp", "HuddleBuildInfo",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The command line: `huddle serve` configures and runs HuddleServer; `huddle data` runs
+        // the store's offline tools (verify, inspect, backup) with no server at all.
         .executableTarget(
             name: "huddle",
             dependencies: [
                 "HuddleServer",
+                "HuddleStore",
                 "HuddleBuildInfo",
                 "HuddleIO",
                 "HuddleProtocol",
-                "HuddleCore",
-                "HuddleStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -85,6 +97,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .testTarget(name: "HuddleIOTests", dependencies: ["HuddleIO"]),
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
@@ -95,7 +108,7 @@ let package = Package(
         .testTarget(name: "HuddleChatTests", dependencies: ["huddle-chat", "HuddleClient", "HuddleProtocol"]),
         .testTarget(
             name: "HuddleServerTests",
-            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol", "HuddleClient", "ChildProcessExit"],
+            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleCrypto", "HuddleProtocol", "HuddleClient", "ChildProcessExit"],
             exclude: ["Python"]
         ),
     ]

@@ -45,10 +45,10 @@ public final class BlockingWebSocketClient: Sendable {
 
     private let loop: EventLoop
     private let thread: LoopThread
-    private let box: ConnectionBox
+    private let box: LoopBound<WebSocketClientConnection?>
     private let inbox: ConditionLock<Inbox>
 
-    private init(subprotocol: String?, extensions: [String], loop: EventLoop, thread: LoopThread, box: ConnectionBox, inbox: ConditionLock<Inbox>) {
+    private init(subprotocol: String?, extensions: [String], loop: EventLoop, thread: LoopThread, box: LoopBound<WebSocketClientConnection?>, inbox: ConditionLock<Inbox>) {
         self.subprotocol = subprotocol
         self.extensions = extensions
         self.loop = loop
@@ -66,11 +66,11 @@ public final class BlockingWebSocketClient: Sendable {
         // A small read buffer: one connection does not need the 256 KiB a server loop shares.
         let loop = try EventLoop(index: 0, readBufferSize: 64 * 1024)
         let thread = try LoopThread.spawn(name: "huddle-client") { loop.run() }
-        let box = ConnectionBox()
+        let box = LoopBound<WebSocketClientConnection?>(nil, loop: loop)
         let inbox = ConditionLock(Inbox())
         loop.execute { [options] in
             let connection = WebSocketClientConnection(url: url, loop: loop, options: options, delegate: InboxDelegate(inbox: inbox))
-            box.connection = connection
+            box.value = connection
             connection.connect()
         }
         // The connection's own deadline ends the attempt; the margin only covers a stuck loop.
@@ -85,7 +85,7 @@ public final class BlockingWebSocketClient: Sendable {
             return BlockingWebSocketClient(
                 subprotocol: subprotocol, extensions: extensions, loop: loop, thread: thread, box: box, inbox: inbox)
         } catch {
-            loop.execute { box.connection?.abort() }
+            loop.execute { box.value?.abort() }
             loop.stop()
             thread.join()
             throw error
@@ -94,7 +94,7 @@ public final class BlockingWebSocketClient: Sendable {
 
     deinit {
         let box = self.box
-        loop.execute { box.connection?.abort() }
+        loop.execute { box.value?.abort() }
         loop.stop()
         thread.join()
     }
@@ -126,9 +126,9 @@ public final class BlockingWebSocketClient: Sendable {
     @discardableResult
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "", timeout: Double = 10) -> CloseResult {
         let box = self.box
-        loop.execute { box.connection?.close(code: code, reason: reason) }
+        loop.execute { box.value?.close(code: code, reason: reason) }
         if let result = inbox.wait(timeout: timeout, until: { $0.closed }) { return result }
-        loop.execute { box.connection?.abort() }
+        loop.execute { box.value?.abort() }
         return inbox.wait(timeout: 5, until: { $0.closed })
             ?? CloseResult(code: nil, reason: "the event loop did not answer", clean: false)
     }
@@ -141,7 +141,7 @@ public final class BlockingWebSocketClient: Sendable {
         let box = self.box
         let verdict = ConditionLock<Bool?>(nil)
         loop.execute {
-            let accepted = box.connection.map(operation) ?? false
+            let accepted = box.value.map(operation) ?? false
             verdict.update { $0 = accepted }
         }
         guard let accepted = verdict.wait(timeout: 30, until: { $0 }) else {
@@ -158,11 +158,6 @@ private struct Inbox {
     var opened: (subprotocol: String?, extensions: [String])?
     var events: [WebSocketEvent] = []
     var closed: BlockingWebSocketClient.CloseResult?
-}
-
-/// Holds the connection for closures sent to the loop; touched only on the loop's thread.
-private final class ConnectionBox: @unchecked Sendable {
-    var connection: WebSocketClientConnection?
 }
 
 private final class InboxDelegate: ClientConnectionDelegate {

@@ -8,10 +8,10 @@ import Synchronization
 /// reconnect delays, heartbeats), the masking-key generator, TLS contexts, and the zlib
 /// streams of connections that agreed to no_context_takeover.
 ///
-/// Touched only on its loop's thread (hence `@unchecked Sendable`: only the registry crosses
-/// threads, to find it). Created by the first connection that connects on a loop; the loop keeps
-/// it alive through its end-of-turn hook and it dies with the loop.
-final class ClientLoopContext: @unchecked Sendable {
+/// Touched only on its loop's thread: the registry, which every thread may search, holds it in
+/// a `LoopBound`. Created by the first connection that connects on a loop; the loop keeps it
+/// alive through its end-of-turn hook and it dies with the loop.
+final class ClientLoopContext {
     unowned let loop: EventLoop
     private let pendingFlushes = PendingFlushes<WebSocketClientConnection>()
     /// Connections with a deadline (connecting, handshaking, closing); open ones have none.
@@ -45,25 +45,26 @@ final class ClientLoopContext: @unchecked Sendable {
 
     private struct Entry: Sendable {
         weak var loop: EventLoop?
-        weak var context: ClientLoopContext?
+        weak var context: LoopBound<ClientLoopContext>?
     }
 
     private static let registry = Mutex<[ObjectIdentifier: Entry]>([:])
 
     /// The context of `loop`, created on first use. Must be called on `loop`'s thread.
     static func of(_ loop: EventLoop) -> ClientLoopContext {
-        registry.withLock { entries in
+        let found = registry.withLock { entries -> LoopBound<ClientLoopContext> in
             let key = ObjectIdentifier(loop)
             // The loop check matters: a dead loop's identifier can be reused by a new loop.
             if let entry = entries[key], entry.loop === loop, let context = entry.context {
                 return context
             }
             entries = entries.filter { $0.value.loop != nil && $0.value.context != nil }
-            let context = ClientLoopContext(loop: loop)
-            loop.onTurnEnd { context.turnEnded() }
+            let context = LoopBound(ClientLoopContext(loop: loop), loop: loop)
+            loop.onTurnEnd { context.value.turnEnded() }
             entries[key] = Entry(loop: loop, context: context)
             return context
         }
+        return found.value
     }
 
     // MARK: Shared state

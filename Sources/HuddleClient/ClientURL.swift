@@ -1,4 +1,4 @@
-import HuddleIO
+import HuddleWebSocket
 
 /// A WebSocket server address (RFC 6455 §3): `ws://host[:port][/path][?query]` or `wss://…`.
 ///

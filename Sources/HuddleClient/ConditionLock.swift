@@ -3,6 +3,7 @@ import Glibc
 /// A value guarded by a mutex, with a condition variable to wait for it to change: how a
 /// caller's thread waits for the event-loop thread in `BlockingWebSocketClient`. (The standard
 /// library's `Mutex` cannot wait.)
+// Sendable: `value` is read and written only with `mutex` held.
 final class ConditionLock<Value>: @unchecked Sendable {
     // Heap-allocated: pthread objects must not move once initialised.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)

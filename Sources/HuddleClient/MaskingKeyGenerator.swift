@@ -1,20 +1,13 @@
-import CHuddleShims
-
 /// Masking keys for client frames (RFC 6455 §5.3). The masking key only has to be unpredictable
 /// to intermediaries that see the traffic, not secret, so a fast generator (wyrand: one multiply
-/// per key) seeded from OpenSSL's CSPRNG serves a whole event loop; calling RAND_bytes per frame
-/// would cost a lock and hundreds of nanoseconds each.
+/// per key) seeded from the kernel's CSPRNG (getrandom, through `SystemRandomNumberGenerator`)
+/// serves a whole event loop; a system call per frame would cost hundreds of nanoseconds each.
 struct MaskingKeyGenerator {
     private var state: UInt64
 
     init() {
-        var seed: UInt64 = 0
-        let seeded = withUnsafeMutableBytes(of: &seed) { RAND_bytes($0.baseAddress, Int32($0.count)) } == 1
-        if !seeded {
-            var system = SystemRandomNumberGenerator()
-            seed = system.next()
-        }
-        state = seed
+        var system = SystemRandomNumberGenerator()
+        state = system.next()
     }
 
     mutating func next() -> UInt32 {

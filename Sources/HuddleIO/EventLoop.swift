@@ -14,6 +14,8 @@ public protocol EventHandler: AnyObject {
 /// thread-safe entry points are `execute(_:)` and `stop()`, which queue work and wake the loop
 /// through an eventfd. A turn is: wait for events → dispatch them → run queued tasks → run
 /// due timers → run the end-of-turn hooks (where connections flush: one write per socket per turn).
+/// The loop-thread-only methods check their caller in debug builds (`assertInLoop`).
+// Sendable: loop-thread state is checked by assertInLoop; cross-thread entry points go through `inbox`.
 public final class EventLoop: @unchecked Sendable {
     public static let readable = UInt32(EPOLLIN.rawValue)
     public static let writable = UInt32(EPOLLOUT.rawValue)
@@ -38,6 +40,8 @@ public final class EventLoop: @unchecked Sendable {
     private var nextTimerID = 0
     private var turnEndHooks: [() -> Void] = []
     private var running = false
+    /// The thread inside `run()` (a `pthread_t`), 0 while no thread runs the loop.
+    private let runningThread = Atomic<UInt>(0)
 
     private struct Timer {
         var id: Int
@@ -77,9 +81,33 @@ public final class EventLoop: @unchecked Sendable {
         readBuffer.deallocate()
     }
 
+    // MARK: Confinement
+
+    /// Whether the caller may touch what this loop owns: it is the thread running the loop, or
+    /// no thread runs it (setting up before `run()` and tearing down after it, which thread
+    /// start and join order). Cheap: an atomic load and `pthread_self`.
+    public var isInLoop: Bool {
+        let owner = runningThread.load(ordering: .relaxed)
+        return owner == 0 || owner == pthread_self()
+    }
+
+    /// Stops a debug build when the caller may not touch what this loop owns (`isInLoop`);
+    /// compiled out of release builds. Called by everything that belongs to one loop's thread.
+    public func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(isInLoop, "touched off the thread of event loop \(index)", file: file, line: line)
+    }
+
+    /// Whether this build checks confinement (`assertInLoop` is compiled in: a debug build).
+    public static let checksConfinement: Bool = {
+        var checks = false
+        assert({ checks = true; return true }())
+        return checks
+    }()
+
     // MARK: Registration (loop thread only)
 
     public func register(_ fd: Int32, events: UInt32, handler: any EventHandler) throws {
+        assertInLoop()
         var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
         guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { throw SystemError("epoll_ctl(ADD)") }
         let slot = Int(fd)
@@ -88,12 +116,14 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     public func modify(_ fd: Int32, events: UInt32) {
+        assertInLoop()
         var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
         _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
     }
 
     /// Removes the fd from the loop. The caller closes the fd afterwards.
     public func unregister(_ fd: Int32) {
+        assertInLoop()
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
         if Int(fd) < handlers.count { handlers[Int(fd)] = nil }
     }
@@ -105,17 +135,20 @@ public final class EventLoop: @unchecked Sendable {
     /// deadlines are checked by a periodic sweep instead, which costs no memory per connection.
     @discardableResult
     public func schedule(after milliseconds: Int64, repeating: Int64? = nil, _ body: @escaping () -> Void) -> Int {
+        assertInLoop()
         nextTimerID += 1
         timers.append(Timer(id: nextTimerID, due: MonotonicClock.milliseconds() + milliseconds, interval: repeating, body: body))
         return nextTimerID
     }
 
     public func cancelTimer(_ id: Int) {
+        assertInLoop()
         timers.removeAll { $0.id == id }
     }
 
     /// Runs `body` at the end of every turn, after all events and tasks of the turn.
     public func onTurnEnd(_ body: @escaping () -> Void) {
+        assertInLoop()
         turnEndHooks.append(body)
     }
 
@@ -146,6 +179,9 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: The loop
 
     public func run() {
+        precondition(runningThread.compareExchange(expected: 0, desired: pthread_self(), ordering: .relaxed).exchanged,
+                     "event loop \(index) is already running")
+        defer { runningThread.store(0, ordering: .relaxed) }
         running = true
         let maxEvents = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: maxEvents)
@@ -185,23 +221,21 @@ public final class EventLoop: @unchecked Sendable {
         if stop { running = false }
     }
 
+    /// Runs the timers due now, earliest first (ties in the order they were scheduled), however
+    /// late the turn is: a loop held up past several deadlines still meets them in order.
     private func runDueTimers() {
         guard !timers.isEmpty else { return }
         let current = MonotonicClock.milliseconds()
-        var index = 0
-        while index < timers.count {
-            if timers[index].due <= current {
-                let timer = timers[index]
-                if let interval = timer.interval {
-                    timers[index].due = current + interval
-                    index += 1
-                } else {
-                    timers.remove(at: index)
-                }
-                timer.body()
+        let due = timers.filter { $0.due <= current }.sorted { ($0.due, $0.id) < ($1.due, $1.id) }
+        for timer in due {
+            // A timer that ran before it in this turn may have cancelled it.
+            guard let index = timers.firstIndex(where: { $0.id == timer.id }) else { continue }
+            if let interval = timer.interval {
+                timers[index].due = current + interval
             } else {
-                index += 1
+                timers.remove(at: index)
             }
+            timer.body()
         }
     }
 

@@ -3,6 +3,7 @@ import Glibc
 
 /// A plain POSIX thread running one closure: each I/O loop gets its own, and nothing else runs
 /// on it (no executor, no task hops).
+// Sendable: every property is set before the thread starts and only read afterwards.
 public final class LoopThread: @unchecked Sendable {
     private var thread = pthread_t()
     private let name: String

@@ -7,6 +7,7 @@ import Glibc
 ///
 /// Verification is on unless `insecure` is asked for: the chain must lead to a trusted root,
 /// and each connection also checks the server's name or IP address (see `TLSStream`).
+// Sendable: immutable once configured, and OpenSSL's SSL_CTX is thread-safe for making connections.
 public final class TLSClientContext: @unchecked Sendable {
     let context: OpaquePointer
     /// Whether connections check the server's certificate and name.

@@ -2,6 +2,7 @@ import CHuddleShims
 
 /// The server's TLS configuration: certificate, key and protocol floor, shared by every
 /// connection of every loop (OpenSSL's SSL_CTX is safe to share once configured).
+// Sendable: immutable once configured, and OpenSSL's SSL_CTX is thread-safe for making connections.
 public final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
 

@@ -6,8 +6,7 @@ import Synchronization
 /// to each other loop as the same immutable bytes, and each loop copies them into its own
 /// subscribers' write queues — which leave in one write per socket at the end of the loop turn.
 final class BroadcastHub: Sendable {
-    private let endpoints: [BroadcastEndpoint]
-    private let loops: [EventLoop]
+    private let endpoints: [LoopBound<BroadcastEndpoint>]
     /// Subscribers (on any loop) that can take the shared compressed frame; while zero, no
     /// publication pays for compression.
     let compressedSubscribers = Atomic<Int>(0)
@@ -16,37 +15,38 @@ final class BroadcastHub: Sendable {
     let readersBehind = Atomic<Int>(0)
 
     init(loops: [EventLoop], maxMessageSize: Int) {
-        self.loops = loops
-        self.endpoints = loops.map { _ in BroadcastEndpoint(maxMessageSize: maxMessageSize) }
-        for endpoint in endpoints { endpoint.hub = self }
+        self.endpoints = loops.map { LoopBound(BroadcastEndpoint(maxMessageSize: maxMessageSize), loop: $0) }
+        // Before any loop runs, so the set-up thread still owns the endpoints.
+        for endpoint in endpoints { endpoint.value.hub = self }
     }
 
-    func endpoint(forLoop index: Int) -> BroadcastEndpoint { endpoints[index] }
+    /// Before the loops run (or on loop `index`'s thread).
+    func endpoint(forLoop index: Int) -> BroadcastEndpoint { endpoints[index].value }
 
     /// Called on loop `origin`'s thread.
     func publish(_ frame: SharedFrame, from origin: Int) {
-        for index in loops.indices where index != origin {
-            let endpoint = endpoints[index]
-            loops[index].execute { endpoint.deliver(frame) }
+        for index in endpoints.indices where index != origin {
+            endpoints[index].execute { $0.deliver(frame) }
         }
-        endpoints[origin].deliver(frame)
+        endpoints[origin].value.deliver(frame)
     }
 
     /// Called on the thread of the loop whose reader caught up (or closed).
     func readerCaughtUp() {
         guard readersBehind.subtract(1, ordering: .relaxed).newValue == 0 else { return }
-        for (index, endpoint) in endpoints.enumerated() {
-            loops[index].execute { endpoint.resumeHeldPublishers() }
+        for endpoint in endpoints {
+            endpoint.execute { $0.resumeHeldPublishers() }
         }
     }
 }
 
 /// One loop's share of `/broadcast`: its subscribers, touched only on that loop's thread.
-final class BroadcastEndpoint: WebSocketEndpoint, @unchecked Sendable {
+/// Other threads reach it only through the hub's `LoopBound`s.
+final class BroadcastEndpoint: WebSocketEndpoint {
     let maxMessageSize: Int
     /// Set once by the hub before any loop runs. Strong on purpose: hub and endpoints live as
     /// long as the server, and nothing else keeps the hub.
-    nonisolated(unsafe) var hub: BroadcastHub?
+    var hub: BroadcastHub?
     private var subscribers = SlottedList<Connection>(slot: \.endpointSlot)
     /// Compresses outgoing publications from this loop (server_no_context_takeover: one
     /// deflater serves every message, reset between them).

@@ -1,5 +1,6 @@
 import Glibc
 import HuddleCore
+import HuddleCrypto
 import HuddleIO
 import HuddleProtocol
 import HuddleWebSocket
@@ -12,6 +13,7 @@ import Synchronization
 /// to `HuddleCore` one by one, and at the end of each turn sends every output of the turn to
 /// the I/O loops — one batch per loop, events encoded (and compressed) once for all their
 /// recipients. No Swift concurrency hop per message: a task queue and an eventfd.
+// Sendable: I/O loops only call its queueing entry points (`loop.execute`); the rest is the core thread's.
 final class CoreRunner: @unchecked Sendable {
     let loop: EventLoop
     private var thread: LoopThread?

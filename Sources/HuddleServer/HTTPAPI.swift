@@ -1,4 +1,5 @@
 import HuddleCore
+import HuddleCrypto
 import HuddleIO
 import HuddleProtocol
 import HuddleWebSocket

@@ -4,8 +4,9 @@ import HuddleWebSocket
 import Logging
 
 /// The server's state on one I/O loop: its connections, the ones with output to flush this
-/// turn, its endpoints and its shared compressors. Touched only on that loop's thread.
-final class LoopContext: @unchecked Sendable {
+/// turn, its endpoints and its shared compressors. Touched only on that loop's thread: other
+/// threads reach it through a `LoopBound`.
+final class LoopContext {
     let loop: EventLoop
     let configuration: ServerConfiguration
     let logger: Logger

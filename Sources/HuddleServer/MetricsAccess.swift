@@ -1,4 +1,4 @@
-import HuddleIO
+import HuddleCrypto
 import HuddleWebSocket
 
 /// Who may read `/metrics` (`--metrics-token`): anyone when no token is set (a loopback or

@@ -1,3 +1,4 @@
+import HuddleIO
 import Synchronization
 
 /// PBKDF2 jobs on the KDF threads, in two lanes: a free thread always takes a waiting login

@@ -12,6 +12,7 @@ import Logging
 /// Owned by the core thread, except the snapshot encoding and writing, which run on the
 /// snapshot thread with a value copy of the state and share nothing mutable (hence the
 /// unchecked Sendable: the snapshot job only hops back to the core thread).
+// Sendable: its state is the core thread's; the snapshot thread gets value copies and hops back.
 final class Persistence: @unchecked Sendable {
     let directory: String
     private let log: WriteAheadLog

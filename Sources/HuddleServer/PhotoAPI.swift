@@ -12,7 +12,7 @@ import Logging
 /// Everything that can be judged from the head is judged here, before any of the body is read:
 /// the method, the token's presence, the body's framing and declared size. The rest is a
 /// `PhotoTransfer`. Confined to its loop, like the endpoint it forwards through.
-final class PhotoAPI: @unchecked Sendable {
+final class PhotoAPI {
     static let path = "/api/v1/photos"
 
     let runner: CoreRunner

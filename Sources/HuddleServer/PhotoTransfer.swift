@@ -1,4 +1,5 @@
 import HuddleCore
+import HuddleCrypto
 import HuddleIO
 import HuddleProtocol
 import HuddleStore
@@ -14,9 +15,8 @@ import HuddleWebSocket
 /// quota), and only then is the answer sent — so a 201 survives a crash. A download asks the
 /// core whether the token's user owns the photo, then a worker reads the file.
 ///
-/// Confined to its connection's loop; worker jobs only carry it back there (`loop.execute`),
-/// hence the unchecked Sendable.
-final class PhotoTransfer: @unchecked Sendable {
+/// Confined to its connection's loop; worker jobs only carry it back there (a `LoopBound`).
+final class PhotoTransfer {
     enum BodyFraming {
         case length(Int)
         case chunked(ChunkedBodyDecoder)
@@ -187,10 +187,10 @@ final class PhotoTransfer: @unchecked Sendable {
         stage = .working
         let hash = Self.hex(digest.finish())
         let store = api.store
-        let loop = api.loop
-        api.workers.run { [self] in
+        let transfer = LoopBound(self, loop: api.loop)
+        api.workers.run {
             let outcome = Result { try store.commit(file, hash: hash) }
-            loop.execute { self.stored(hash: hash, size: file.byteCount, outcome) }
+            transfer.execute { $0.stored(hash: hash, size: file.byteCount, outcome) }
         }
     }
 
@@ -209,10 +209,10 @@ final class PhotoTransfer: @unchecked Sendable {
     private func read(_ hash: String) {
         stage = .working
         let store = api.store
-        let loop = api.loop
-        api.workers.run { [self] in
+        let transfer = LoopBound(self, loop: api.loop)
+        api.workers.run {
             let outcome = Result { try store.read(hash: hash) }
-            loop.execute { self.readDone(hash: hash, outcome) }
+            transfer.execute { $0.readDone(hash: hash, outcome) }
         }
     }
 

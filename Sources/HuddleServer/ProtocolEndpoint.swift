@@ -7,6 +7,7 @@ import HuddleWebSocket
 /// limiting and pings happen here, in parallel on every loop; everything that reads or changes
 /// shared state goes to the core thread as a `CoreRequest`, and its outputs come back in
 /// batches (`perform`). Confined to its loop: other threads only queue closures on that loop.
+// Sendable: other threads only capture it in closures they queue on its loop (`loop.execute`).
 final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     static let subprotocol = "huddle.v1"
     static let tokenSubprotocolPrefix = "huddle.auth."

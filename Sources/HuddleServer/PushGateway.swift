@@ -1,4 +1,5 @@
 import HuddleCore
+import HuddleCrypto
 import HuddleIO
 import HuddleProtocol
 import Logging
@@ -17,6 +18,7 @@ import Logging
 /// Nothing here is durable: the inbox and the chat rooms' unread counts are the durable record
 /// of what a user was owed, and a restart loses only the hand-offs still waiting after a short
 /// drain (`stop`).
+// Sendable: the core calls only `submit` (a task on its loop); the rest runs on the gateway's thread.
 final class PushGateway: @unchecked Sendable {
     private let settings: PushSettings
     private let webhook: WebhookURL
@@ -90,6 +92,7 @@ final class PushGateway: @unchecked Sendable {
     // MARK: Gateway thread
 
     private func accept(_ notification: PushNotification) {
+        loop.assertInLoop()
         let body: String
         switch notification.body {
         case .text(let text): body = text
@@ -119,6 +122,7 @@ final class PushGateway: @unchecked Sendable {
 
     /// Starts as many due notifications as free request slots allow, then arms the retry timer.
     private func pump() {
+        loop.assertInLoop()
         let now = MonotonicClock.milliseconds()
         while inFlight.count < settings.concurrency, let entry = queue.next(now: now) {
             send(entry)
@@ -144,6 +148,7 @@ final class PushGateway: @unchecked Sendable {
     }
 
     private func finished(_ entry: PushQueue.Entry, _ outcome: WebhookRequest.Outcome) {
+        loop.assertInLoop()
         let metadata: Logger.Metadata = ["id": "\(entry.delivery.id)", "user": "\(entry.delivery.user)", "kind": "\(entry.delivery.kind)"]
         switch outcome {
         case .accepted(let status):

@@ -97,7 +97,7 @@ public final class Server {
         let deadline = MonotonicClock.milliseconds() + grace
         for context in contexts {
             let loop = context.loop
-            loop.execute { context.shutDown(grace: grace) { loop.stop() } }
+            LoopBound(context, loop: loop).execute { $0.shutDown(grace: grace) { loop.stop() } }
         }
         // The loops reach their contexts and endpoints through unowned references; keep every
         // one alive until the threads are gone (an optimised build would free them earlier).

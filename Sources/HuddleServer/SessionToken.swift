@@ -1,4 +1,4 @@
-import HuddleIO
+import HuddleCrypto
 
 /// Session tokens: 32 random bytes, URL-safe base64 (43 characters). The server keeps only
 /// their SHA-256, so a stolen snapshot or log cannot be replayed as logins.

@@ -1,4 +1,4 @@
-import HuddleIO
+import HuddleCrypto
 import HuddleWebApp
 import HuddleWebSocket
 

@@ -1,4 +1,4 @@
-import HuddleIO
+import HuddleWebSocket
 
 /// Where the push gateway POSTs: `http://host[:port][/path][?query]` or `https://…`
 /// (`--push-webhook`).

@@ -7,6 +7,7 @@ import Glibc
 /// Writes go to the page cache (no fsync until `commit`, which runs on a worker): the same trade
 /// nginx makes for its client_body_temp files. Used by one thread at a time: the connection's
 /// loop while it arrives, then the worker that commits it (hence the unchecked Sendable).
+// Sendable: one thread at a time; each hand-over is a queued task (loop to worker), which orders it.
 public final class PhotoUpload: @unchecked Sendable {
     let path: String
     private(set) var fd: Int32

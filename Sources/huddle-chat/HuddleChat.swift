@@ -77,27 +77,20 @@ struct HuddleChat: ParsableCommand {
             client: HuddleClient(configuration: configuration, loop: loop), loop: loop, display: display, store: store, configFile: session.file,
             settings: settings, urlText: urlText, signedInAs: savedToken != nil ? settings.username : nil,
             stopLoop: { loop.stop() })
-        let box = LoopConfined(app: app, terminal: terminal)
+        let box = LoopBound((app: app, terminal: terminal), loop: loop)
         if interactive {
             display.show("huddle-chat: connecting to \(clientURL); /help for commands, Ctrl-C to quit")
         }
         if let note = session.note { display.show(note) }
-        loop.execute { box.app.start() }
+        loop.execute { box.value.app.start() }
         try InputReader.start(
             loop: loop,
             received: { bytes in
-                if let terminal = box.terminal { box.app.receivedKeys(bytes, on: terminal) } else { box.app.receivedLines(bytes) }
+                if let terminal = box.value.terminal { box.value.app.receivedKeys(bytes, on: terminal) } else { box.value.app.receivedLines(bytes) }
             },
-            ended: { box.app.inputDidEnd() })
+            ended: { box.value.app.inputDidEnd() })
         loop.run()
         display.close()
         throw ExitCode(app.exitStatus)
     }
-}
-
-/// Carries the loop-confined app into closures the loop runs (they are `@Sendable` only
-/// because `EventLoop.execute` may be called from any thread; these run on the loop).
-private struct LoopConfined: @unchecked Sendable {
-    let app: ChatApp
-    let terminal: TerminalDisplay?
 }

@@ -1,8 +1,8 @@
-import HuddleCore
+import HuddleServer
 
 /// `--activities`: the server's activity list (protocol.md, "Activities and matches").
 extension Serve {
-    static let defaultActivities = ActivitySettings.defaultNames.joined(separator: ",")
+    static let defaultActivities = ServerConfiguration.defaultActivityNames.joined(separator: ",")
 
     /// The names between commas, spaces around each dropped. An empty entry is kept, so
     /// `activitiesProblem` refuses "Gym,,Eat" instead of quietly reading two names.
@@ -16,6 +16,6 @@ extension Serve {
 
     /// Why `list` cannot be the activity list, or nil when it can.
     static func activitiesProblem(_ list: String) -> String? {
-        ActivitySettings.problem(with: activityNames(list))
+        ServerConfiguration.activitiesProblem(activityNames(list))
     }
 }

@@ -2,7 +2,6 @@ import ArgumentParser
 import Glibc
 import HuddleBuildInfo
 import HuddleServer
-import HuddleStore
 import Logging
 
 @main
@@ -140,7 +139,7 @@ struct Serve: ParsableCommand {
         // under two messages' worth would close readers before anyone waits for them.
         guard maxOutboundBytes >= 64 * 1024 else { throw ValidationError("--max-outbound-bytes must be at least 65536") }
         guard slowReaderTimeout > 0 else { throw ValidationError("--slow-reader-timeout must be positive") }
-        guard Self.syncPolicy(fsync) != nil else { throw ValidationError("--fsync must be always, everysec or no") }
+        guard ServerConfiguration.syncPolicy(named: fsync) != nil else { throw ValidationError("--fsync must be always, everysec or no") }
         guard snapshotInterval > 0 else { throw ValidationError("--snapshot-interval must be positive") }
         guard exitBudget > 0, exitBudget <= 60 else { throw ValidationError("--exit-budget must be over 0 and at most 60 seconds") }
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be positive") }
@@ -217,7 +216,7 @@ struct Serve: ParsableCommand {
         config.dataDirectory = dataDir
         config.summaryIntervalMilliseconds = summaryInterval * 1000
         config.metricsToken = metricsToken
-        config.syncPolicy = Self.syncPolicy(fsync) ?? .always
+        config.syncPolicy = ServerConfiguration.syncPolicy(named: fsync) ?? .always
         config.snapshotIntervalMilliseconds = snapshotInterval * 1000
         config.exitBudgetMilliseconds = Int(exitBudget * 1000)
         config.sessionTTLMilliseconds = sessionTTL * 1000
@@ -238,15 +237,6 @@ struct Serve: ParsableCommand {
         config.photoUploadTimeoutMilliseconds = photoUploadTimeout * 1000
         config.core.photoQuotaBytes = photoQuota
         return config
-    }
-
-    static func syncPolicy(_ name: String) -> SyncPolicy? {
-        switch name {
-        case "always": return .always
-        case "everysec": return .everySecond
-        case "no": return .never
-        default: return nil
-        }
     }
 
     func run() throws {

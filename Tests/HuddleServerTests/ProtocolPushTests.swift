@@ -1,4 +1,5 @@
 import Foundation
+import HuddleCrypto
 import HuddleIO
 import Testing
 

@@ -4,7 +4,9 @@ import Glibc
 /// exit, and on SIGINT, SIGTERM and SIGHUP (their handlers restore the saved settings, then
 /// exit as the signal would have).
 enum TerminalMode {
-    /// The settings before raw mode; read by the signal handlers, hence a plain global.
+    /// The settings before raw mode; read by the signal handlers, hence a plain global (a lock
+    /// is not async-signal-safe).
+    // Unsafe but safe: written once, on the main thread, before the handlers that read it exist.
     nonisolated(unsafe) private static var saved: termios?
 
     /// Raw input: no line buffering, no echo, Ctrl-C and Ctrl-D arrive as bytes. Output

@@ -1,4 +1,5 @@
 import Foundation
+import HuddleCrypto
 import HuddleIO
 
 /// Raw HTTP/1.1 requests to the photo endpoints (protocol.md, "Photos"), with binary bodies and

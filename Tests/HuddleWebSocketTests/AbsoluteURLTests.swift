@@ -1,4 +1,4 @@
-import HuddleIO
+import HuddleWebSocket
 import Testing
 
 /// The one URL parser behind `ClientURL` (ws/wss) and the push webhook's `WebhookURL`
