@@ -37,6 +37,13 @@ let package = Package(
         .target(name: "HuddleCore"),
         // Durability: the write-ahead log and snapshots, as checksummed bytes on disk.
         .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
+        // hiredis, the Redis client library (libhiredis-dev), as a system library. Not through
+        // pkg-config: its `hiredis.pc` adds -D_FILE_OFFSET_BITS=64, a flag SwiftPM refuses with a
+        // warning on every build; the headers are in /usr/include and the module map links it.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        // Redis for cluster mode (issue 14): hiredis's async API driven by a HuddleIO event loop,
+        // redis:// and redis+sentinel:// URLs, master discovery through Sentinel.
+        .target(name: "HuddleRedis", dependencies: ["CHiredis", "CHuddleShims", "HuddleIO"]),
         // The client library: WebSocket connections over HuddleIO (many per loop), TLS, deflate.
         .target(name: "HuddleClient", dependencies: ["HuddleIO", "HuddleWebSocket", "HuddleProtocol"]),
         // The version and the git commit every binary reports (--version, huddle_build_info).
@@ -89,6 +96,7 @@ let package = Package(
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
+        .testTarget(name: "HuddleRedisTests", dependencies: ["HuddleRedis", "HuddleIO", "CHiredis", "ChildProcessExit"]),
         // Test support shared by the test targets that start processes.
         .target(name: "ChildProcessExit", path: "Tests/ChildProcessExit"),
         .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest", "ChildProcessExit"]),
