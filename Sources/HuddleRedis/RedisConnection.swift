@@ -38,6 +38,7 @@ public final class RedisConnection: EventHandler {
         self.address = address
         self.onConnect = onConnect
         self.onClose = onClose
+        BrokenPipeSignal.ignoreUnlessHandled()  // hiredis writes with write(2)
         // hiredis resolves a host name with a blocking getaddrinfo; cluster URLs name IP
         // addresses or names in /etc/hosts, so this stays short.
         guard let context = redisAsyncConnect(address.host, Int32(address.port)) else {
