@@ -3,7 +3,8 @@
 extension RedisClient {
     /// XADD: appends an entry and returns its ID. With `id` nil Redis picks the next one; with
     /// an explicit `id` the append fails (`server("ERR … equal or smaller …")`) unless `id` is
-    /// above every ID the stream ever had — trimmed or deleted entries included.
+    /// above every ID the stream ever had — trimmed or deleted entries included. `fields` must
+    /// not be empty (Redis refuses an entry without fields).
     public func xadd(_ stream: String, id: RedisStreamID? = nil, fields: [RedisStreamEntry.Field]) async throws(RedisError) -> RedisStreamID {
         var arguments = [bytes("XADD"), bytes(stream), bytes(id?.description ?? "*")]
         for field in fields { arguments += [bytes(field.name), field.value] }

@@ -14,24 +14,43 @@ extension RedisClient {
     /// Appends `fields` once per (`writer`, `sequence`): a Lua script, atomic in Redis (and in
     /// its AOF, where it is written as one MULTI/EXEC), that XADDs only if `sequence` is above
     /// the last one recorded for `writer` in the hash `writersKey`, and records it. Sequences of
-    /// one writer must increase; they need not be contiguous.
+    /// one writer must increase; they need not be contiguous. `fields` must not be empty.
     public func appendOnce(
         _ stream: String, writersKey: String, writer: String, sequence: UInt64, fields: [RedisStreamEntry.Field]
     ) async throws(RedisError) -> AppendOutcome {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<AppendOutcome, RedisError>, Never>) in
+            loop.execute { [self] in
+                appendOnce(stream, writersKey: writersKey, writer: writer, sequence: sequence, fields: fields) { continuation.resume(returning: $0) }
+            }
+        }
+        return try result.get()
+    }
+
+    /// `appendOnce` on the loop's thread, the outcome as a callback there.
+    public func appendOnce(
+        _ stream: String, writersKey: String, writer: String, sequence: UInt64, fields: [RedisStreamEntry.Field],
+        outcome: @escaping (Result<AppendOutcome, RedisError>) -> Void
+    ) {
         var arguments = [bytes("2"), bytes(stream), bytes(writersKey), bytes(writer), bytes("\(sequence)")]
         for field in fields { arguments += [bytes(field.name), field.value] }
-        var reply: RedisReply
-        do {
-            reply = try await command(bytes: [bytes("EVALSHA"), bytes(AppendOnceScript.sha1)] + arguments)
-        } catch .server(let message) where message.hasPrefix("NOSCRIPT") {
-            // A restarted or failed-over Redis has an empty script cache: EVAL loads it again.
-            reply = try await command(bytes: [bytes("EVAL"), bytes(AppendOnceScript.source)] + arguments)
+        send([bytes("EVALSHA"), bytes(AppendOnceScript.sha1)] + arguments) { [self] result in
+            if case .failure(.server(let message)) = result, message.hasPrefix("NOSCRIPT") {
+                // A restarted or failed-over Redis has an empty script cache: EVAL loads it again.
+                send([bytes("EVAL"), bytes(AppendOnceScript.source)] + arguments) { outcome(Self.appendOutcome($0)) }
+            } else {
+                outcome(Self.appendOutcome(result))
+            }
         }
-        guard let parts = reply.elements, parts.count == 2, let added = parts[0].integer,
-              let id = parts[1].string.flatMap(RedisStreamID.init) else {
-            throw .unexpectedReply(command: "appendOnce", reply: reply)
+    }
+
+    private static func appendOutcome(_ result: Result<RedisReply, RedisError>) -> Result<AppendOutcome, RedisError> {
+        result.flatMap { reply in
+            guard let parts = reply.elements, parts.count == 2, let added = parts[0].integer,
+                  let id = parts[1].string.flatMap(RedisStreamID.init) else {
+                return .failure(.unexpectedReply(command: "appendOnce", reply: reply))
+            }
+            return .success(added == 1 ? .appended(id) : .duplicate(id))
         }
-        return added == 1 ? .appended(id) : .duplicate(id)
     }
 
     /// Appends `fields` at exactly `position` (entry ID `position-0`) or not at all: false when
