@@ -15,6 +15,9 @@ public final class RedisClient: @unchecked Sendable {
 
     public struct Options: Sendable {
         public var connectTimeout: Int64 = 2_000
+        /// Milliseconds past which an unanswered command means the server is gone (on top of a
+        /// blocking command's own wait): the connection is dropped and made again.
+        public var replyTimeout: Int64 = 5_000
         /// Milliseconds between reconnection attempts: doubling from the lower to the upper bound.
         public var reconnectDelay: ClosedRange<Int64> = 50...1_000
         public init() {}
@@ -32,7 +35,7 @@ public final class RedisClient: @unchecked Sendable {
     public init(endpoint: RedisEndpoint, loop: EventLoop, options: Options = Options()) {
         self.endpoint = endpoint
         self.loop = loop
-        link = RedisLink(endpoint: endpoint, loop: loop, connectTimeout: options.connectTimeout, reconnectDelay: options.reconnectDelay)
+        link = RedisLink(endpoint: endpoint, loop: loop, options: options)
         link.onReady = { [unowned self] connection in
             onStatusChange(connection.address, nil)
             statusChanged()
@@ -49,24 +52,25 @@ public final class RedisClient: @unchecked Sendable {
     /// The master this client is connected to, nil while it is not.
     public var connectedAddress: RedisAddress? { link.connection?.address }
 
-    /// Sends `arguments` as one command; `reply` runs on the loop.
-    public func send(_ arguments: [[UInt8]], reply: @escaping (Result<RedisReply, RedisError>) -> Void) {
+    /// Sends `arguments` as one command; `reply` runs on the loop. `blockingFor`: how long the
+    /// command may block in Redis (ms, `.max` for ever), as `RedisConnection.send`.
+    public func send(_ arguments: [[UInt8]], blockingFor: Int64 = 0, reply: @escaping (Result<RedisReply, RedisError>) -> Void) {
         guard let connection = link.connection else {
             reply(.failure(.notConnected(address: endpoint.description)))
             return
         }
-        connection.send(arguments, reply: reply)
+        connection.send(arguments, blockingFor: blockingFor, reply: reply)
     }
 
     // MARK: Any thread
 
-    public func command(_ arguments: [String]) async throws(RedisError) -> RedisReply {
-        try await command(bytes: arguments.map { Array($0.utf8) })
+    public func command(_ arguments: [String], blockingFor: Int64 = 0) async throws(RedisError) -> RedisReply {
+        try await command(bytes: arguments.map { Array($0.utf8) }, blockingFor: blockingFor)
     }
 
-    public func command(bytes arguments: [[UInt8]]) async throws(RedisError) -> RedisReply {
+    public func command(bytes arguments: [[UInt8]], blockingFor: Int64 = 0) async throws(RedisError) -> RedisReply {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RedisReply, RedisError>, Never>) in
-            loop.execute { [self] in send(arguments) { continuation.resume(returning: $0) } }
+            loop.execute { [self] in send(arguments, blockingFor: blockingFor) { continuation.resume(returning: $0) } }
         }
         return try result.get()
     }

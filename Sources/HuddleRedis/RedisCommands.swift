@@ -29,7 +29,7 @@ extension RedisClient {
         if let count { arguments += ["COUNT", "\(count)"] }
         if let blockMilliseconds { arguments += ["BLOCK", "\(blockMilliseconds)"] }
         arguments += ["STREAMS", stream, after.description]
-        let reply = try await command(arguments)
+        let reply = try await command(arguments, blockingFor: blockMilliseconds.map { $0 == 0 ? .max : Int64($0) } ?? 0)
         if reply == .null { return [] }
         guard let streams = reply.elements, streams.count == 1, let pair = streams[0].elements, pair.count == 2 else {
             throw .unexpectedReply(command: "XREAD", reply: reply)
@@ -72,7 +72,9 @@ extension RedisClient {
     /// WAIT: blocks until the writes of this connection reached `replicas` replicas or
     /// `timeoutMilliseconds` pass (0: forever); returns how many acknowledged them.
     public func wait(replicas: Int, timeoutMilliseconds: Int) async throws(RedisError) -> Int {
-        try await integer(["WAIT", "\(replicas)", "\(timeoutMilliseconds)"], command: "WAIT")
+        let reply = try await command(["WAIT", "\(replicas)", "\(timeoutMilliseconds)"], blockingFor: timeoutMilliseconds == 0 ? .max : Int64(timeoutMilliseconds))
+        guard let count = reply.integer else { throw .unexpectedReply(command: "WAIT", reply: reply) }
+        return Int(count)
     }
 
     /// INFO `section` as its `name:value` lines.

@@ -18,6 +18,8 @@ public final class RedisConnection: EventHandler {
     private var fd: Int32 = -1
     private var interest: UInt32 = 0
     private var connectTimer: Int?
+    private var deadlines: ReplyDeadlines
+    private var deadlineTimer: Int?
     private var nextToken = 1
     private var pending: [Int: (Result<RedisReply, RedisError>) -> Void] = [:]
     private var subscriptions: [Int: (RedisReply) -> Void] = [:]
@@ -29,13 +31,15 @@ public final class RedisConnection: EventHandler {
     private var onClose: ((RedisError) -> Void)?
 
     /// Starts connecting. `onConnect` gets nil once connected, or why not (also when
-    /// `connectTimeout` milliseconds pass first); `onClose` runs if an open connection ends.
+    /// `connectTimeout` milliseconds pass first); `onClose` runs if an open connection ends,
+    /// also when a reply is `replyTimeout` ms overdue (0: never).
     public init(
-        loop: EventLoop, address: RedisAddress, connectTimeout: Int64 = 2_000,
+        loop: EventLoop, address: RedisAddress, connectTimeout: Int64 = 2_000, replyTimeout: Int64 = 0,
         onConnect: @escaping (RedisError?) -> Void, onClose: @escaping (RedisError) -> Void
     ) {
         self.loop = loop
         self.address = address
+        deadlines = ReplyDeadlines(timeout: replyTimeout)
         self.onConnect = onConnect
         self.onClose = onClose
         BrokenPipeSignal.ignoreUnlessHandled()  // hiredis writes with write(2)
@@ -81,11 +85,19 @@ public final class RedisConnection: EventHandler {
             guard let self, self.state == .connecting else { return }
             self.fail(reason: "timed out after \(connectTimeout) ms")
         }
+        if replyTimeout > 0 {
+            // A sweep, not a timer per command: a quarter of the timeout late at most.
+            deadlineTimer = loop.schedule(after: replyTimeout, repeating: max(replyTimeout / 4, 10)) { [weak self] in
+                self?.checkDeadlines()
+            }
+        }
     }
 
     /// Sends one command; `reply` runs on the loop with its reply (an error reply is
-    /// `.failure(.server)`), or with why none will come.
-    public func send(_ arguments: [[UInt8]], reply: @escaping (Result<RedisReply, RedisError>) -> Void) {
+    /// `.failure(.server)`), or with why none will come. A command that blocks in Redis (XREAD
+    /// BLOCK, WAIT) says for how long in `blockingFor` (ms, `.max` for ever), so that its wait
+    /// is not taken for a dead server.
+    public func send(_ arguments: [[UInt8]], blockingFor: Int64 = 0, reply: @escaping (Result<RedisReply, RedisError>) -> Void) {
         let token = takeToken()
         pending[token] = reply
         guard issue(arguments, token: token) else {
@@ -93,6 +105,7 @@ public final class RedisConnection: EventHandler {
             reply(.failure(.notConnected(address: address.description)))
             return
         }
+        if deadlines.timeout > 0 { deadlines.sent(token: token, blockingFor: blockingFor, now: MonotonicClock.milliseconds()) }
     }
 
     /// Sends SUBSCRIBE/PSUBSCRIBE: `message` runs for its confirmation and for every message on
@@ -157,6 +170,18 @@ public final class RedisConnection: EventHandler {
         state = .closed
         if let connectTimer { loop.cancelTimer(connectTimer) }
         connectTimer = nil
+        if let deadlineTimer { loop.cancelTimer(deadlineTimer) }
+        deadlineTimer = nil
+    }
+
+    private func checkDeadlines() {
+        guard let context, state == .connected, let late = deadlines.overdue(now: MonotonicClock.milliseconds()) else { return }
+        closingReason = "no reply within \(deadlines.timeout + late) ms"
+        withExtendedLifetime(self) {
+            // Not redisAsyncDisconnect, which would wait for the replies that are not coming.
+            redisAsyncFree(context)
+            releaseIfFreed()
+        }
     }
 
     private func connected(status: Int32) {
@@ -175,7 +200,7 @@ public final class RedisConnection: EventHandler {
     private func disconnected(status: Int32) {
         let callback = onClose
         onClose = nil
-        callback?(.connectionLost(address: address.description, reason: status == REDIS_OK ? "closed" : currentReason()))
+        callback?(.connectionLost(address: address.description, reason: closingReason ?? (status == REDIS_OK ? "closed" : currentReason())))
     }
 
     private func replied(token: Int, reply: UnsafeMutableRawPointer?) {
@@ -184,6 +209,7 @@ public final class RedisConnection: EventHandler {
             return
         }
         guard let handler = pending.removeValue(forKey: token) else { return }
+        if deadlines.timeout > 0 { deadlines.answered(token: token, now: MonotonicClock.milliseconds()) }
         guard let reply else {
             let reason = currentReason()
             handler(.failure(state == .connected

@@ -6,18 +6,18 @@ import HuddleIO
 /// now a read-only replica, and writes to it would fail one by one. Loop thread only.
 enum RedisConnector {
     static func connect(
-        _ endpoint: RedisEndpoint, loop: EventLoop, connectTimeout: Int64,
+        _ endpoint: RedisEndpoint, loop: EventLoop, connectTimeout: Int64, replyTimeout: Int64,
         onClose: @escaping (RedisConnection, RedisError) -> Void,
         completion: @escaping (Result<RedisConnection, RedisError>) -> Void
     ) {
         switch endpoint {
         case .server(let address, let database):
-            open(address, database: database, loop: loop, connectTimeout: connectTimeout, onClose: onClose, completion: completion)
+            open(address, database: database, loop: loop, connectTimeout: connectTimeout, replyTimeout: replyTimeout, onClose: onClose, completion: completion)
         case .sentinel(let sentinels, let masterName, let database):
-            SentinelQuery.master(named: masterName, sentinels: sentinels, loop: loop, connectTimeout: connectTimeout) { result in
+            SentinelQuery.master(named: masterName, sentinels: sentinels, loop: loop, connectTimeout: connectTimeout, replyTimeout: replyTimeout) { result in
                 switch result {
                 case .success(let address):
-                    open(address, database: database, loop: loop, connectTimeout: connectTimeout, onClose: onClose, completion: completion)
+                    open(address, database: database, loop: loop, connectTimeout: connectTimeout, replyTimeout: replyTimeout, onClose: onClose, completion: completion)
                 case .failure(let error):
                     completion(.failure(error))
                 }
@@ -26,13 +26,13 @@ enum RedisConnector {
     }
 
     private static func open(
-        _ address: RedisAddress, database: Int, loop: EventLoop, connectTimeout: Int64,
+        _ address: RedisAddress, database: Int, loop: EventLoop, connectTimeout: Int64, replyTimeout: Int64,
         onClose: @escaping (RedisConnection, RedisError) -> Void,
         completion: @escaping (Result<RedisConnection, RedisError>) -> Void
     ) {
         var connection: RedisConnection?
         // Connect failures reach the pipelined setup commands below as failed replies.
-        connection = RedisConnection(loop: loop, address: address, connectTimeout: connectTimeout, onConnect: { _ in }, onClose: { error in
+        connection = RedisConnection(loop: loop, address: address, connectTimeout: connectTimeout, replyTimeout: replyTimeout, onConnect: { _ in }, onClose: { error in
             if let connection { onClose(connection, error) }
         })
         guard let opened = connection else { return }

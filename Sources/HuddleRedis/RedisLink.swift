@@ -16,6 +16,7 @@ final class RedisLink {
     let endpoint: RedisEndpoint
     private let loop: EventLoop
     private let connectTimeout: Int64
+    private let replyTimeout: Int64
     private let reconnectDelay: ClosedRange<Int64>
     private var nextDelay: Int64
     private var retryTimer: Int?
@@ -25,11 +26,12 @@ final class RedisLink {
     /// Runs when the link goes down (a failed attempt or a lost connection).
     var onDown: (RedisError) -> Void = { _ in }
 
-    init(endpoint: RedisEndpoint, loop: EventLoop, connectTimeout: Int64, reconnectDelay: ClosedRange<Int64>) {
+    init(endpoint: RedisEndpoint, loop: EventLoop, options: RedisClient.Options) {
         self.endpoint = endpoint
         self.loop = loop
-        self.connectTimeout = connectTimeout
-        self.reconnectDelay = reconnectDelay
+        connectTimeout = options.connectTimeout
+        replyTimeout = options.replyTimeout
+        reconnectDelay = options.reconnectDelay
         nextDelay = reconnectDelay.lowerBound
     }
 
@@ -40,7 +42,7 @@ final class RedisLink {
 
     func start() {
         status = .connecting
-        RedisConnector.connect(endpoint, loop: loop, connectTimeout: connectTimeout, onClose: { [weak self] connection, error in
+        RedisConnector.connect(endpoint, loop: loop, connectTimeout: connectTimeout, replyTimeout: replyTimeout, onClose: { [weak self] connection, error in
             guard let self, self.connection === connection else { return }
             self.wentDown(error)
         }, completion: { [weak self] result in

@@ -19,7 +19,7 @@ public final class RedisSubscriber: @unchecked Sendable {
 
     public init(endpoint: RedisEndpoint, loop: EventLoop, options: RedisClient.Options = RedisClient.Options()) {
         self.loop = loop
-        link = RedisLink(endpoint: endpoint, loop: loop, connectTimeout: options.connectTimeout, reconnectDelay: options.reconnectDelay)
+        link = RedisLink(endpoint: endpoint, loop: loop, options: options)
         link.onReady = { [unowned self] connection in
             for channel in handlers.keys.sorted() { issueSubscribe(channel, on: connection) }
             if connectedBefore { onResubscribed() }

@@ -6,21 +6,22 @@ import HuddleIO
 /// still finds the master while some Sentinels are gone. Loop thread only.
 enum SentinelQuery {
     static func master(
-        named masterName: String, sentinels: [RedisAddress], loop: EventLoop, connectTimeout: Int64,
+        named masterName: String, sentinels: [RedisAddress], loop: EventLoop, connectTimeout: Int64, replyTimeout: Int64,
         completion: @escaping (Result<RedisAddress, RedisError>) -> Void
     ) {
-        ask(masterName, sentinels[...], loop: loop, connectTimeout: connectTimeout, answers: [], completion: completion)
+        ask(masterName, sentinels[...], loop: loop, timeouts: (connectTimeout, replyTimeout), answers: [], completion: completion)
     }
 
     private static func ask(
-        _ masterName: String, _ remaining: ArraySlice<RedisAddress>, loop: EventLoop, connectTimeout: Int64, answers: [String],
+        _ masterName: String, _ remaining: ArraySlice<RedisAddress>, loop: EventLoop, timeouts: (connect: Int64, reply: Int64), answers: [String],
         completion: @escaping (Result<RedisAddress, RedisError>) -> Void
     ) {
         guard let sentinel = remaining.first else {
             completion(.failure(.noMaster(name: masterName, answers: answers)))
             return
         }
-        let connection = RedisConnection(loop: loop, address: sentinel, connectTimeout: connectTimeout, onConnect: { _ in }, onClose: { _ in })
+        let connection = RedisConnection(
+            loop: loop, address: sentinel, connectTimeout: timeouts.connect, replyTimeout: timeouts.reply, onConnect: { _ in }, onClose: { _ in })
         connection.send(["SENTINEL", "get-master-addr-by-name", masterName].map { Array($0.utf8) }) { result in
             connection.close()
             let answer: String
@@ -38,7 +39,7 @@ enum SentinelQuery {
             case .failure(let error):
                 answer = "\(error)"
             }
-            ask(masterName, remaining.dropFirst(), loop: loop, connectTimeout: connectTimeout, answers: answers + [answer], completion: completion)
+            ask(masterName, remaining.dropFirst(), loop: loop, timeouts: timeouts, answers: answers + [answer], completion: completion)
         }
     }
 }

@@ -96,3 +96,34 @@ import Testing
         #expect(received.all.filter { $0 == "alice" || $0 == "bob" } == ["alice", "bob"])
     }
 }
+
+/// A Redis that stops answering without closing (paused here with SIGSTOP, as a partition
+/// looks) is given up on after the reply timeout, and found again when it answers.
+@Suite struct RedisReplyTimeoutTests {
+    @Test func aSilentRedisIsDroppedAndFoundAgain() async throws {
+        let redis = try await RedisProcess()
+        let running = try RunningLoop()
+        defer { running.stop() }
+        var options = RedisClient.Options()
+        options.replyTimeout = 300
+        let client = RedisClient(endpoint: try RedisEndpoint(url: redis.endpoint), loop: running.loop, options: options)
+        defer { client.close() }
+        _ = try await client.waitUntilConnected(timeout: 10)
+        // A blocking read longer than the reply timeout is a wait, not a silence.
+        #expect(try await client.xread("log", after: RedisStreamID(milliseconds: 0, sequence: 0), blockMilliseconds: 1_000) == [])
+
+        redis.pause()
+        defer { redis.resume() }
+        var silence: RedisError?
+        do {
+            _ = try await client.command(["PING"])
+        } catch {
+            silence = error
+        }
+        guard case .connectionLost(_, let reason)? = silence else { throw TestFailure("a paused Redis gave \(String(describing: silence))") }
+        #expect(reason.hasPrefix("no reply within "))
+        redis.resume()
+        _ = try await client.waitUntilConnected(timeout: 20)
+        #expect(try await client.command(["PING"]) == .status("PONG"))
+    }
+}

@@ -53,6 +53,10 @@ final class RedisProcess: @unchecked Sendable {
         }
     }
 
+    /// SIGSTOP: it keeps its connections open and answers nothing, like a partitioned host.
+    func pause() { kill(process.processIdentifier, SIGSTOP) }
+    func resume() { kill(process.processIdentifier, SIGCONT) }
+
     /// Starts it again on the same port and directory (its AOF): what an operator's restart does.
     func restart() async throws {
         guard process.hasExited else { throw TestFailure("restart of a redis that still runs") }
