@@ -16,59 +16,56 @@ struct ContendedAppendMeasurement {
     @Test(arguments: [false, true])
     func threeWriters(compareAndAppend: Bool) async throws {
         let redis = try await RedisProcess()
-        let running = try RunningLoop()
-        defer { running.stop() }
-        let endpoint = try RedisEndpoint(url: redis.endpoint)
-        let clients = (0..<Self.writers).map { _ in RedisClient(endpoint: endpoint, loop: running.loop) }
-        defer { clients.forEach { $0.close() } }
-        for client in clients { _ = try await client.waitUntilConnected(timeout: 10) }
-        let deadline = MonotonicDeadline(seconds: Self.seconds)
-        let tallies = await withTaskGroup(of: (appended: Int, conflicts: Int).self) { group in
-            for (index, client) in clients.enumerated() {
-                group.addTask {
-                    await withCheckedContinuation { continuation in
-                        running.loop.execute {
-                            var position: UInt64 = 0
-                            var appended = 0
-                            var conflicts = 0
-                            let payload = ["XADD", "log"].map { Array($0.utf8) }
-                            let fields = [Array("by".utf8), Array("\(index)".utf8)]
-                            func next() {
-                                guard !deadline.passed else { return continuation.resume(returning: (appended, conflicts)) }
-                                let id = compareAndAppend ? "\(position + 1)-0" : "*"
-                                client.send(payload + [Array(id.utf8)] + fields) { result in
-                                    switch result {
-                                    case .success:
-                                        appended += 1
-                                        position += 1
-                                        next()
-                                    case .failure:
-                                        // Someone appended first: learn the new top (a node would read
-                                        // and apply the entries it missed), then decide again.
-                                        conflicts += 1
-                                        client.send(["XREVRANGE", "log", "+", "-", "COUNT", "1"].map { Array($0.utf8) }) { top in
-                                            let id = (try? top.get())?.elements?.first?.elements?.first?.string
-                                            position = id.flatMap(RedisStreamID.init)?.milliseconds ?? position
+        try await withClients(Self.writers, of: redis.endpoint) { clients, running in
+            let deadline = MonotonicDeadline(seconds: Self.seconds)
+            let tallies = await withTaskGroup(of: (appended: Int, conflicts: Int).self) { group in
+                for (index, client) in clients.enumerated() {
+                    group.addTask {
+                        await withCheckedContinuation { continuation in
+                            running.loop.execute {
+                                var position: UInt64 = 0
+                                var appended = 0
+                                var conflicts = 0
+                                let payload = ["XADD", "log"].map { Array($0.utf8) }
+                                let fields = [Array("by".utf8), Array("\(index)".utf8)]
+                                func next() {
+                                    guard !deadline.passed else { return continuation.resume(returning: (appended, conflicts)) }
+                                    let id = compareAndAppend ? "\(position + 1)-0" : "*"
+                                    client.send(payload + [Array(id.utf8)] + fields) { result in
+                                        switch result {
+                                        case .success:
+                                            appended += 1
+                                            position += 1
                                             next()
+                                        case .failure:
+                                            // Someone appended first: learn the new top (a node would read
+                                            // and apply the entries it missed), then decide again.
+                                            conflicts += 1
+                                            client.send(["XREVRANGE", "log", "+", "-", "COUNT", "1"].map { Array($0.utf8) }) { top in
+                                                let id = (try? top.get())?.elements?.first?.elements?.first?.string
+                                                position = id.flatMap(RedisStreamID.init)?.milliseconds ?? position
+                                                next()
+                                            }
                                         }
                                     }
                                 }
+                                next()
                             }
-                            next()
                         }
                     }
                 }
+                var all: [(appended: Int, conflicts: Int)] = []
+                for await tally in group { all.append(tally) }
+                return all
             }
-            var all: [(appended: Int, conflicts: Int)] = []
-            for await tally in group { all.append(tally) }
-            return all
+            let appended = tallies.map(\.appended).reduce(0, +)
+            let stored = try await clients[0].xrange("log").count
+            #expect(stored == appended)
+            print(String(
+                format: "%@, %d writers: %.0f appends/s in total; appended per writer %@, conflicts per writer %@",
+                compareAndAppend ? "compare-and-append (XADD at position)" : "XADD *", Self.writers, Double(appended) / Self.seconds,
+                tallies.map { "\($0.appended)" }.joined(separator: "/"), tallies.map { "\($0.conflicts)" }.joined(separator: "/")))
         }
-        let appended = tallies.map(\.appended).reduce(0, +)
-        #expect(try await clients[0].xrange("log").count == appended)
-        print(String(
-            format: "%@, %d writers: %.0f appends/s in total; appended per writer %@, conflicts per writer %@",
-            compareAndAppend ? "compare-and-append (XADD at position)" : "XADD *", Self.writers, Double(appended) / Self.seconds,
-            tallies.map { "\($0.appended)" }.joined(separator: "/"), tallies.map { "\($0.conflicts)" }.joined(separator: "/")))
     }
 }
 

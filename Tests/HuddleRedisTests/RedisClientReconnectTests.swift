@@ -7,43 +7,41 @@ import Testing
 @Suite struct RedisClientReconnectTests {
     @Test func acknowledgedAppendsSurviveKill9AndTheClientReconnects() async throws {
         let redis = try await RedisProcess()
-        let running = try RunningLoop()
-        defer { running.stop() }
-        let client = RedisClient(endpoint: try RedisEndpoint(url: redis.endpoint), loop: running.loop)
-        defer { client.close() }
-        _ = try await client.waitUntilConnected(timeout: 10)
+        try await withClients(of: redis.endpoint) { clients, _ in
+            let client = clients[0]
 
-        var acknowledged: [RedisStreamID] = []
-        for index in 0..<200 {
-            acknowledged.append(try await client.xadd("log", fields: [.init("n", Array("\(index)".utf8))]))
-        }
-        // A burst in flight while Redis dies: each append is either acknowledged or reported
-        // as lost (possibly applied), never silently dropped.
-        async let burst = client.pipeline((0..<2_000).map { [Array("XADD".utf8), Array("log".utf8), Array("*".utf8), Array("n".utf8), Array("burst-\($0)".utf8)] })
-        try await redis.kill9()
-        let outcomes = await burst
-        var lostOrRefused = 0
-        for outcome in outcomes {
-            switch outcome {
-            case .success(let reply): acknowledged.append(try #require(reply.string.flatMap(RedisStreamID.init)))
-            case .failure(.connectionLost), .failure(.notConnected): lostOrRefused += 1
-            case .failure(let error): Issue.record("unexpected failure \(error)")
+            var acknowledged: [RedisStreamID] = []
+            for index in 0..<200 {
+                acknowledged.append(try await client.xadd("log", fields: [.init("n", Array("\(index)".utf8))]))
             }
-        }
+            // A burst in flight while Redis dies: each append is either acknowledged or reported
+            // as lost (possibly applied), never silently dropped.
+            async let burst = client.pipeline((0..<2_000).map { [Array("XADD".utf8), Array("log".utf8), Array("*".utf8), Array("n".utf8), Array("burst-\($0)".utf8)] })
+            try await redis.kill9()
+            let outcomes = await burst
+            var lostOrRefused = 0
+            for outcome in outcomes {
+                switch outcome {
+                case .success(let reply): acknowledged.append(try #require(reply.string.flatMap(RedisStreamID.init)))
+                case .failure(.connectionLost), .failure(.notConnected): lostOrRefused += 1
+                case .failure(let error): Issue.record("unexpected failure \(error)")
+                }
+            }
 
-        // Down: commands are refused at once, not queued.
-        try await eventually("the client noticed the dead Redis") { await client.currentAddress() == nil }
-        await #expect(throws: RedisError.notConnected(address: "redis://127.0.0.1:\(redis.port)/0")) {
-            try await client.command(["PING"])
-        }
+            // Down: commands are refused at once, not queued.
+            try await eventually("the client noticed the dead Redis") { await client.currentAddress() == nil }
+            await #expect(throws: RedisError.notConnected(address: "redis://127.0.0.1:\(redis.port)/0")) {
+                try await client.command(["PING"])
+            }
 
-        try await redis.restart()
-        _ = try await client.waitUntilConnected(timeout: 20)
-        let entries = try await client.xrange("log")
-        let present = Set(entries.map(\.id))
-        #expect(acknowledged.allSatisfy(present.contains), "every acknowledged XADD is in the AOF")
-        #expect(entries.count >= acknowledged.count && entries.count <= acknowledged.count + lostOrRefused)
-        #expect(try await client.command(["PING"]) == .status("PONG"))
+            try await redis.restart()
+            _ = try await client.waitUntilConnected(timeout: 20)
+            let entries = try await client.xrange("log")
+            let present = Set(entries.map(\.id))
+            #expect(acknowledged.allSatisfy(present.contains), "every acknowledged XADD is in the AOF")
+            #expect(entries.count >= acknowledged.count && entries.count <= acknowledged.count + lostOrRefused)
+            #expect(try await client.command(["PING"]) == .status("PONG"))
+        }
     }
 
     @Test func aRefusedConnectionIsReportedInPlainWords() async throws {
@@ -70,30 +68,28 @@ import Testing
 
     @Test func subscriptionsComeBackAfterARestart() async throws {
         let redis = try await RedisProcess()
-        let running = try RunningLoop()
-        defer { running.stop() }
-        let endpoint = try RedisEndpoint(url: redis.endpoint)
-        let publisher = RedisClient(endpoint: endpoint, loop: running.loop)
-        let subscriber = RedisSubscriber(endpoint: endpoint, loop: running.loop)
-        defer { publisher.close(); subscriber.close() }
-        let received = Received()
-        running.loop.execute {
-            subscriber.onSubscribed = { _ in received.add("subscribed") }
-            subscriber.onResubscribed = { received.add("resubscribed") }
-            subscriber.subscribe("typing") { received.add(String(decoding: $0, as: UTF8.self)) }
-        }
-        _ = try await publisher.waitUntilConnected(timeout: 10)
-        try await eventually("the subscription") { received.all.contains("subscribed") }
-        #expect(try await publisher.publish("typing", Array("alice".utf8)) == 1)
-        try await eventually("the first message") { received.all.contains("alice") }
+        try await withClients(of: redis.endpoint) { clients, running in
+            let publisher = clients[0]
+            let subscriber = RedisSubscriber(endpoint: publisher.endpoint, loop: running.loop)
+            defer { subscriber.close() }
+            let received = Received()
+            running.loop.execute {
+                subscriber.onSubscribed = { _ in received.add("subscribed") }
+                subscriber.onResubscribed = { received.add("resubscribed") }
+                subscriber.subscribe("typing") { received.add(String(decoding: $0, as: UTF8.self)) }
+            }
+            try await eventually("the subscription") { received.all.contains("subscribed") }
+            #expect(try await publisher.publish("typing", Array("alice".utf8)) == 1)
+            try await eventually("the first message") { received.all.contains("alice") }
 
-        try await redis.kill9()
-        try await redis.restart()
-        try await eventually("the resubscription") { received.all.contains("resubscribed") }
-        _ = try await publisher.waitUntilConnected(timeout: 20)
-        #expect(try await publisher.publish("typing", Array("bob".utf8)) == 1)
-        try await eventually("the message after the restart") { received.all.contains("bob") }
-        #expect(received.all.filter { $0 == "alice" || $0 == "bob" } == ["alice", "bob"])
+            try await redis.kill9()
+            try await redis.restart()
+            try await eventually("the resubscription") { received.all.contains("resubscribed") }
+            _ = try await publisher.waitUntilConnected(timeout: 20)
+            #expect(try await publisher.publish("typing", Array("bob".utf8)) == 1)
+            try await eventually("the message after the restart") { received.all.contains("bob") }
+            #expect(received.all.filter { $0 == "alice" || $0 == "bob" } == ["alice", "bob"])
+        }
     }
 }
 
@@ -102,28 +98,26 @@ import Testing
 @Suite struct RedisReplyTimeoutTests {
     @Test func aSilentRedisIsDroppedAndFoundAgain() async throws {
         let redis = try await RedisProcess()
-        let running = try RunningLoop()
-        defer { running.stop() }
         var options = RedisClient.Options()
         options.replyTimeout = 300
-        let client = RedisClient(endpoint: try RedisEndpoint(url: redis.endpoint), loop: running.loop, options: options)
-        defer { client.close() }
-        _ = try await client.waitUntilConnected(timeout: 10)
-        // A blocking read longer than the reply timeout is a wait, not a silence.
-        #expect(try await client.xread("log", after: RedisStreamID(milliseconds: 0, sequence: 0), blockMilliseconds: 1_000) == [])
+        try await withClients(of: redis.endpoint, options: options) { clients, _ in
+            let client = clients[0]
+            // A blocking read longer than the reply timeout is a wait, not a silence.
+            #expect(try await client.xread("log", after: RedisStreamID(milliseconds: 0, sequence: 0), blockMilliseconds: 1_000) == [])
 
-        redis.pause()
-        defer { redis.resume() }
-        var silence: RedisError?
-        do {
-            _ = try await client.command(["PING"])
-        } catch {
-            silence = error
+            redis.pause()
+            defer { redis.resume() }
+            var silence: RedisError?
+            do {
+                _ = try await client.command(["PING"])
+            } catch {
+                silence = error as? RedisError
+            }
+            guard case .connectionLost(_, let reason)? = silence else { throw TestFailure("a paused Redis gave \(String(describing: silence))") }
+            #expect(reason.hasPrefix("no reply within "))
+            redis.resume()
+            _ = try await client.waitUntilConnected(timeout: 20)
+            #expect(try await client.command(["PING"]) == .status("PONG"))
         }
-        guard case .connectionLost(_, let reason)? = silence else { throw TestFailure("a paused Redis gave \(String(describing: silence))") }
-        #expect(reason.hasPrefix("no reply within "))
-        redis.resume()
-        _ = try await client.waitUntilConnected(timeout: 20)
-        #expect(try await client.command(["PING"]) == .status("PONG"))
     }
 }

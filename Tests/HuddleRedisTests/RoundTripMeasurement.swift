@@ -23,12 +23,7 @@ struct RoundTripMeasurement {
             let count = name == "PING" ? Self.count : Self.sequentialWrites
             let start = Date()
             for _ in 0..<count {
-                let cArguments = arguments.map { strdup($0)! }
-                defer { cArguments.forEach { free($0) } }
-                var pointers = cArguments.map { UnsafePointer($0) as UnsafePointer<CChar>? }
-                let reply = redisCommandArgv(context, Int32(arguments.count), &pointers, arguments.map(\.utf8.count))
-                guard let reply else { throw TestFailure("no reply") }
-                freeReplyObject(reply)
+                guard RedisProbe.command(on: context, arguments) != nil else { throw TestFailure("no reply") }
             }
             report("blocking redisContext, \(name), sequential", start: start, commands: count)
         }
@@ -40,74 +35,72 @@ struct RoundTripMeasurement {
     @Test(arguments: ["PING", "XADD *", "XADD at position", "appendOnce (EVALSHA)"])
     func eventLoopClient(command: String) async throws {
         let redis = try await RedisProcess()
-        let running = try RunningLoop()
-        defer { running.stop() }
-        let client = RedisClient(endpoint: try RedisEndpoint(url: redis.endpoint), loop: running.loop)
-        defer { client.close() }
-        _ = try await client.waitUntilConnected(timeout: 10)
-        let payload = [UInt8](repeating: 120, count: 200)
-        let position = Counter()
-        _ = try await client.appendOnce("warm", writersKey: "warm-writers", writer: "w", sequence: 1, fields: [.init("cmd", [])])  // loads the script
-        let sequential = command == "PING" ? Self.count : Self.sequentialWrites
-        // One command on the loop thread, its success or failure to `done`.
-        let issue: @Sendable (@escaping (Bool) -> Void) -> Void = { done in
-            let next = position.next()
-            let arguments: [[UInt8]]
-            switch command {
-            case "PING": arguments = [Array("PING".utf8)]
-            case "XADD *": arguments = ["XADD", "log", "*", "cmd"].map { Array($0.utf8) } + [payload]
-            case "XADD at position": arguments = ["XADD", "log", "\(next)-0", "cmd"].map { Array($0.utf8) } + [payload]
-            default:
-                return client.appendOnce("log", writersKey: "writers", writer: "node-a", sequence: next, fields: [.init("cmd", payload)]) {
-                    done((try? $0.get()).map { if case .appended = $0 { true } else { false } } ?? false)
-                }
-            }
-            client.send(arguments) { done((try? $0.get()) != nil) }
-        }
-
-        var start = Date()
-        let chained = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-            running.loop.execute {
-                var failures = 0
-                var done = 0
-                func next() {
-                    issue { succeeded in
-                        if !succeeded { failures += 1 }
-                        done += 1
-                        if done == sequential { continuation.resume(returning: failures) } else { next() }
+        try await withClients(of: redis.endpoint) { clients, running in
+            let client = clients[0]
+            let payload = [UInt8](repeating: 120, count: 200)
+            let position = Counter()
+            _ = try await client.appendOnce("warm", writersKey: "warm-writers", writer: "w", sequence: 1, fields: [.init("cmd", [])])  // loads the script
+            let sequential = command == "PING" ? Self.count : Self.sequentialWrites
+            // One command on the loop thread, its success or failure to `done`.
+            let issue: @Sendable (@escaping (Bool) -> Void) -> Void = { done in
+                let next = position.next()
+                let arguments: [[UInt8]]
+                switch command {
+                case "PING": arguments = [Array("PING".utf8)]
+                case "XADD *": arguments = ["XADD", "log", "*", "cmd"].map { Array($0.utf8) } + [payload]
+                case "XADD at position": arguments = ["XADD", "log", "\(next)-0", "cmd"].map { Array($0.utf8) } + [payload]
+                default:
+                    return client.appendOnce("log", writersKey: "writers", writer: "node-a", sequence: next, fields: [.init("cmd", payload)]) {
+                        done((try? $0.get()).map { if case .appended = $0 { true } else { false } } ?? false)
                     }
                 }
-                next()
+                client.send(arguments) { done((try? $0.get()) != nil) }
             }
-        }
-        #expect(chained == 0)
-        report("event loop, \(command), sequential on the loop", start: start, commands: sequential)
 
-        start = Date()
-        for _ in 0..<sequential / 4 {
-            let succeeded = await withCheckedContinuation { continuation in running.loop.execute { issue { continuation.resume(returning: $0) } } }
-            #expect(succeeded)
-        }
-        report("event loop, \(command), sequential from a task", start: start, commands: sequential / 4)
-
-        start = Date()
-        for _ in 0..<Self.count / 100 {
-            let succeeded = await withCheckedContinuation { continuation in
+            var start = Date()
+            let chained = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
                 running.loop.execute {
-                    var replies = 0
                     var failures = 0
-                    for _ in 0..<100 {
+                    var done = 0
+                    func next() {
                         issue { succeeded in
-                            replies += 1
                             if !succeeded { failures += 1 }
-                            if replies == 100 { continuation.resume(returning: failures == 0) }
+                            done += 1
+                            if done == sequential { continuation.resume(returning: failures) } else { next() }
+                        }
+                    }
+                    next()
+                }
+            }
+            #expect(chained == 0)
+            report("event loop, \(command), sequential on the loop", start: start, commands: sequential)
+
+            start = Date()
+            for _ in 0..<sequential / 4 {
+                let succeeded = await withCheckedContinuation { continuation in running.loop.execute { issue { continuation.resume(returning: $0) } } }
+                #expect(succeeded)
+            }
+            report("event loop, \(command), sequential from a task", start: start, commands: sequential / 4)
+
+            start = Date()
+            for _ in 0..<Self.count / 100 {
+                let succeeded = await withCheckedContinuation { continuation in
+                    running.loop.execute {
+                        var replies = 0
+                        var failures = 0
+                        for _ in 0..<100 {
+                            issue { succeeded in
+                                replies += 1
+                                if !succeeded { failures += 1 }
+                                if replies == 100 { continuation.resume(returning: failures == 0) }
+                            }
                         }
                     }
                 }
+                #expect(succeeded)
             }
-            #expect(succeeded)
+            report("event loop, \(command), 100 in flight", start: start, commands: Self.count)
         }
-        report("event loop, \(command), 100 in flight", start: start, commands: Self.count)
     }
 
     private func report(_ what: String, start: Date, commands: Int) {
