@@ -56,7 +56,10 @@ extension RedisClient {
     /// Appends `fields` at exactly `position` (entry ID `position-0`) or not at all: false when
     /// the stream already reached `position` (someone else appended there, or after it). A
     /// writer that proposes "the position after the last one I applied" thereby succeeds only
-    /// if nothing was appended since it last read: compare-and-append with a single XADD.
+    /// if nothing was appended since it last read: compare-and-append with a single XADD. Keep
+    /// one in flight per writer: Redis only checks that the ID is above the top, so a second
+    /// append at `position + 1` sent behind this one would succeed on top of someone else's
+    /// entry at `position` if this one lost.
     public func appendAt(_ stream: String, position: UInt64, fields: [RedisStreamEntry.Field]) async throws(RedisError) -> Bool {
         do {
             _ = try await xadd(stream, id: RedisStreamID(milliseconds: position, sequence: 0), fields: fields)
