@@ -2,7 +2,7 @@
 // Huddle: a real-time WebSocket pub/sub server on POSIX sockets, epoll, OpenSSL and zlib.
 // Layers (README.md, "Layout"): CHuddleShims <- HuddleIO, HuddleWebSocket; HuddleProtocol and
 // HuddleCore stand alone; HuddleServer wires them all; huddle (CLI) runs HuddleServer;
-// HuddleClient <- huddle-chat and huddle-loadtest.
+// HuddleClient <- huddle-chat and huddle-loadtest; CHiredis <- HuddleRedis (cluster mode, not wired yet).
 import PackageDescription
 
 let package = Package(
