@@ -8,7 +8,7 @@ import HuddleIO
 /// `command` from any thread or task. While there is no connection a command fails at once with
 /// `notConnected` instead of queueing: a node answers `unavailable` rather than piling up writes
 /// it cannot promise. A blocking command (XREAD BLOCK) holds the connection: give it a client
-/// of its own.
+/// of its own. `close()` it when done: until then it keeps its connection and reconnects.
 public final class RedisClient: @unchecked Sendable {
     // @unchecked: every stored property is touched on `loop`'s thread only (the public
     // any-thread methods hop there with `execute`).
@@ -29,6 +29,7 @@ public final class RedisClient: @unchecked Sendable {
     /// Each returns true once done with (it is then dropped), false to hear the next change.
     private var statusWaiters: [() -> Bool] = []
     /// Runs on the loop when the client becomes ready (with the master's address) or goes down.
+    /// Set it on the loop's thread.
     public var onStatusChange: (RedisAddress?, RedisError?) -> Void = { _, _ in }
 
     /// Starts connecting on `loop` (which must be running or about to run).
