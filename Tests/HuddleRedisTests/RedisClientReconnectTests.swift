@@ -15,10 +15,15 @@ import Testing
                 acknowledged.append(try await client.xadd("log", fields: [.init("n", Array("\(index)".utf8))]))
             }
             // A burst in flight while Redis dies: each append is either acknowledged or reported
-            // as lost (possibly applied), never silently dropped.
-            async let burst = client.pipeline((0..<2_000).map { [Array("XADD".utf8), Array("log".utf8), Array("*".utf8), Array("n".utf8), Array("burst-\($0)".utf8)] })
+            // as lost (possibly applied), never silently dropped. The kill lands once Redis has
+            // taken some of it (each fsync takes milliseconds, so most is still to come).
+            async let burst = client.pipeline((0..<20_000).map { [Array("XADD".utf8), Array("log".utf8), Array("*".utf8), Array("n".utf8), Array("burst-\($0)".utf8)] })
+            try await eventually("the burst under way") {
+                Int(RedisProbe.command(port: redis.port, ["XLEN", "log"]) ?? "") ?? 0 > 300
+            }
             try await redis.kill9()
             let outcomes = await burst
+            #expect(outcomes.count == 20_000)
             var lostOrRefused = 0
             for outcome in outcomes {
                 switch outcome {
