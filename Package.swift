@@ -8,6 +8,7 @@
 //   wiring:    HuddleServer (all of the above); HuddleClient (IO, WebSocket, Protocol)
 //   programs:  huddle (HuddleServer; HuddleStore for `huddle data`), huddle-chat and
 //              huddle-loadtest (HuddleClient).
+//   cluster:   CHiredis (hiredis) <- HuddleRedis (IO): Redis for cluster mode, not wired into the server yet.
 import PackageDescription
 
 let package = Package(
@@ -45,6 +46,13 @@ let package = Package(
         .target(name: "HuddleCore"),
         // Durability: the write-ahead log and snapshots, as checksummed bytes on disk.
         .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
+        // hiredis, the Redis client library (libhiredis-dev), as a system library. Not through
+        // pkg-config: its `hiredis.pc` adds -D_FILE_OFFSET_BITS=64, a flag SwiftPM refuses with a
+        // warning on every build; the headers are in /usr/include and the module map links it.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        // Redis for cluster mode (issue 14): hiredis's async API driven by a HuddleIO event loop,
+        // redis:// and redis+sentinel:// URLs, master discovery through Sentinel.
+        .target(name: "HuddleRedis", dependencies: ["CHiredis", "CHuddleShims", "HuddleIO"]),
         // The client library: WebSocket connections over HuddleIO (many per loop), TLS, deflate.
         // CHuddleShims: WebSocketClientConnection's OpenSSL calls, until the transport is HuddleIO's.
         .target(name: "HuddleClient", dependencies: ["CHuddleShims", "HuddleIO", "HuddleWebSocket", "HuddleProtocol"]),
@@ -102,6 +110,7 @@ let package = Package(
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
+        .testTarget(name: "HuddleRedisTests", dependencies: ["HuddleRedis", "HuddleIO", "CHiredis", "ChildProcessExit"]),
         // Test support shared by the test targets that start processes.
         .target(name: "ChildProcessExit", path: "Tests/ChildProcessExit"),
         .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest", "ChildProcessExit"]),

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Starts the servers of the test process so that they die with it. A test that fails or times
+/// Starts the servers of the test process (huddle, redis-server) so that they die with it. A test that fails or times
 /// out still kills its server (`ServerProcess.deinit`), but a test process that crashes, hangs
 /// and is killed, or is stopped by a runner's time limit runs no deinit: its servers used to
 /// live on, holding ports and data directories (35 were left after one hung run).
@@ -11,8 +11,8 @@ import Synchronization
 /// "Parent" is the thread that started the child, not the process: a thread of the
 /// cooperative pool can exit while the test goes on, which would kill a live server. So every
 /// start happens on one thread that never exits.
-final class ServerLauncher: @unchecked Sendable {
-    static let shared = ServerLauncher()
+public final class ServerLauncher: @unchecked Sendable {
+    public static let shared = ServerLauncher()
 
     private static let setpriv = "/usr/bin/setpriv"
     private let pending = Mutex<[@Sendable () -> Void]>([])
@@ -31,7 +31,7 @@ final class ServerLauncher: @unchecked Sendable {
 
     /// Sets `process` up to run `executable` with `arguments` tied to the test process (plain,
     /// where setpriv is missing), and starts it from the launcher thread.
-    func run(_ process: Process, executable: URL, arguments: [String]) async throws {
+    public func run(_ process: Process, executable: URL, arguments: [String]) async throws {
         if FileManager.default.isExecutableFile(atPath: Self.setpriv) {
             process.executableURL = URL(fileURLWithPath: Self.setpriv)
             process.arguments = ["--pdeathsig", "KILL", "--", executable.path] + arguments
