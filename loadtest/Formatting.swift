@@ -10,6 +10,11 @@ func formatted(_ value: Double?, decimals: Int = 1) -> String {
     value.map { formatted($0, decimals: decimals) } ?? "n/a"
 }
 
+/// A whole percentage ("7%"), or "n/a" when it was not measured (not "n/a%").
+func percent(_ value: Double?) -> String {
+    value.map { formatted($0, decimals: 0) + "%" } ?? "n/a"
+}
+
 /// A count with thousands separators (1,234,567), the way the report and BENCHMARKS.md write them.
 func grouped(_ value: Int) -> String {
     let digits = String(value.magnitude)

@@ -23,7 +23,8 @@ struct HTMLReport {
         table { border-collapse: collapse; margin: 0.5em 0; }
         td, th { padding: 2px 10px 2px 0; text-align: left; vertical-align: top; }
         td.n { text-align: right; font-variant-numeric: tabular-nums; }
-        pre { background: #f6f6f6; padding: 0.6em; white-space: pre-wrap; word-break: break-all; }
+        pre { background: #f6f6f6; padding: 0.6em; white-space: pre-wrap; overflow-x: auto; }
+        pre .word { white-space: nowrap; }
         .verdict { font-size: 0.6em; padding: 2px 8px; border-radius: 4px; vertical-align: middle; color: #fff; }
         .clean { background: #2a7d2a; }
         .unclean { background: #b22222; }
@@ -34,6 +35,8 @@ struct HTMLReport {
         svg .grid { stroke: #e6e6e6; stroke-width: 1; }
         svg .frame { fill: none; stroke: #999; stroke-width: 1; }
         svg .window { fill: #eef4ff; }
+        svg .marker { stroke: #c46a00; stroke-width: 1.5; stroke-dasharray: 5 3; }
+        svg .marker-label { fill: #c46a00; font-size: 12px; }
         svg text { font: 11px Helvetica, Arial, sans-serif; fill: #444; }
         svg .chart-title { font-size: 13px; font-weight: bold; fill: #222; }
         svg .axis-label { font-size: 12px; fill: #222; }
@@ -48,7 +51,10 @@ struct HTMLReport {
         (shaded on the time charts). \(HTML.escape(r.machine.summary))</p>
 
         """
-        html += section("Command", "<pre>\(HTML.escape(r.command))</pre>\n")
+        // Lines break between arguments only: a browser breaks after any hyphen, and
+        // "--rate" cut into "-" and "-rate" reads as two arguments.
+        let words = r.command.split(separator: " ", omittingEmptySubsequences: false).map { "<span class=\"word\">\(HTML.escape(String($0)))</span>" }
+        html += section("Command", "<pre>\(words.joined(separator: " "))</pre>\n")
         html += section("Summary", summaryTable())
         html += section("Latency distribution", latencyDistribution().render()
             + "<p class=\"note\">\(HTML.escape(r.latencyMeaning)), over the measured window; the x axis is in “nines” so the tail gets the room.</p>\n")
@@ -150,10 +156,10 @@ struct HTMLReport {
         return SVGLineChart(
             title: "\(result.deliveredLabel.capitalizedFirst) per second", xLabel: "seconds", yLabel: "per second",
             series: [
-                .init(name: "\(result.deliveredLabel)/s", color: Self.colors[2], points: series.map { (x: $0.t, y: Double($0.delivered)) }),
+                .init(name: "\(result.deliveredLabel)/s", color: Self.colors[2], points: Self.rates(series, \.delivered)),
                 .init(name: "failed", color: Self.colors[1], points: series.map { (x: $0.t, y: Double($0.failed)) }),
             ],
-            shadedX: window, maxGap: Self.sampleGap)
+            shadedX: window, maxGap: Self.sampleGap, xDomain: timeDomain, markers: markers)
     }
 
     /// Apart from the deliveries: in a fan-out they are a thousand times the sends, which would
@@ -161,8 +167,8 @@ struct HTMLReport {
     func sentChart() -> SVGLineChart {
         SVGLineChart(
             title: "\(result.sentLabel.capitalizedFirst) per second", xLabel: "seconds", yLabel: "per second",
-            series: [.init(name: "\(result.sentLabel)/s", color: Self.colors[0], points: result.series.map { (x: $0.t, y: Double($0.sent)) })],
-            shadedX: window, maxGap: Self.sampleGap)
+            series: [.init(name: "\(result.sentLabel)/s", color: Self.colors[0], points: Self.rates(result.series, \.sent))],
+            shadedX: window, maxGap: Self.sampleGap, xDomain: timeDomain, markers: markers)
     }
 
     func latencyChart() -> SVGLineChart {
@@ -173,7 +179,7 @@ struct HTMLReport {
         return SVGLineChart(
             title: "Latency per second", xLabel: "seconds", yLabel: "ms",
             series: [line("p50", Self.colors[0], \.latencyP50), line("p99", Self.colors[3], \.latencyP99), line("max", Self.colors[1], \.latencyMax)],
-            shadedX: window, maxGap: Self.sampleGap)
+            shadedX: window, maxGap: Self.sampleGap, xDomain: timeDomain, markers: markers)
     }
 
     func cpuChart() -> SVGLineChart {
@@ -186,7 +192,7 @@ struct HTMLReport {
             series: [
                 line("server", Self.colors[0], \.serverCPUPercent), line("harness", Self.colors[3], \.harnessCPUPercent),
             ],
-            shadedX: window, maxGap: Self.sampleGap)
+            shadedX: window, maxGap: Self.sampleGap, xDomain: timeDomain, markers: markers)
     }
 
     /// The machine is shared: a run under load from elsewhere reads differently.
@@ -194,7 +200,7 @@ struct HTMLReport {
         SVGLineChart(
             title: "Machine load average (1 minute; \(result.machine.processors) CPUs)", xLabel: "seconds", yLabel: "runnable tasks",
             series: [.init(name: "load", color: Self.colors[4], points: result.series.compactMap { sample in sample.load1.map { (x: sample.t, y: $0) } })],
-            shadedX: window, maxGap: Self.sampleGap)
+            shadedX: window, maxGap: Self.sampleGap, xDomain: timeDomain, markers: markers)
     }
 
     func memoryChart() -> SVGLineChart {
@@ -203,14 +209,34 @@ struct HTMLReport {
             series: [.init(name: "server RSS", color: Self.colors[0], points: result.series.compactMap { sample in
                 sample.serverRSSKilobytes.map { (x: sample.t, y: Double($0) / 1024) }
             })],
-            shadedX: window, maxGap: Self.sampleGap)
+            shadedX: window, maxGap: Self.sampleGap, xDomain: timeDomain, markers: markers)
     }
 
     func connectionsChart() -> SVGLineChart {
         SVGLineChart(
             title: "Open connections", xLabel: "seconds", yLabel: "connections",
             series: [.init(name: "open", color: Self.colors[2], points: result.series.map { (x: $0.t, y: Double($0.connections)) })],
-            shadedX: window, maxGap: Self.sampleGap)
+            shadedX: window, maxGap: Self.sampleGap, xDomain: timeDomain, markers: markers)
+    }
+
+    /// A rate of each sample. The last sample of a run covers what is left of its last second,
+    /// often a few milliseconds: a rate over that is noise (0/s when nothing happened to fall in
+    /// it, drawn as a collapse at the end of every run), so a sample under 0.2 s is left out,
+    /// as its CPU is.
+    static func rates(_ series: [SecondSample], _ rate: KeyPath<SecondSample, Int>) -> [(x: Double, y: Double)] {
+        series.compactMap { sample in
+            sample.seconds >= ProcessSample.shortestInterval ? (x: sample.t, y: Double(sample[keyPath: rate])) : nil
+        }
+    }
+
+    /// The whole run, the same on every time chart.
+    private var timeDomain: ClosedRange<Double>? {
+        result.series.last.map { 0...max($0.t, result.interruption?.atSeconds ?? 0) }
+    }
+
+    /// Where an interrupted run was interrupted.
+    private var markers: [(x: Double, label: String)] {
+        result.interruption.map { [(x: $0.atSeconds, label: $0.signal)] } ?? []
     }
 
     /// Samples are a second apart; one further from the previous means seconds without a

@@ -294,7 +294,7 @@ final class Measurement {
         if sample.failed > 0 { line += ", failed \(sample.failed)" }
         line += ", \(grouped(sample.connections)) conns"
         if let detail = progressDetail?() { line += ", \(detail)" }
-        line += "; CPU server \(formatted(sample.serverCPUPercent, decimals: 0))% harness \(formatted(sample.harnessCPUPercent, decimals: 0))%"
+        line += "; CPU server \(percent(sample.serverCPUPercent)) harness \(percent(sample.harnessCPUPercent))"
         if let load = sample.load1 { line += ", load \(formatted(load, decimals: 2))" }
         return line
     }

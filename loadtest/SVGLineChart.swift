@@ -27,6 +27,11 @@ struct SVGLineChart {
     /// Consecutive points further apart in x than this are not joined: a missing sample is a
     /// break in the line, not a straight stroke across it. nil joins every point.
     var maxGap: Double?
+    /// The x range to show at least, whatever the points cover: a report's time charts share
+    /// the run's, so the same second sits at the same place on each.
+    var xDomain: ClosedRange<Double>?
+    /// Vertical lines at moments of the run (the Ctrl-C of an interrupted one), labelled.
+    var markers: [(x: Double, label: String)] = []
 
     static let width = 760.0
     static let height = 300.0
@@ -46,7 +51,9 @@ struct SVGLineChart {
         }
         let xTicks: [Double]
         switch xAxis {
-        case .linear: xTicks = Self.niceTicks(min: all.map(\.x).min()!, max: all.map(\.x).max()!)
+        case .linear:
+            let xs = all.map(\.x) + (xDomain.map { [$0.lowerBound, $0.upperBound] } ?? [])
+            xTicks = Self.niceTicks(min: xs.min()!, max: xs.max()!)
         case .nines: xTicks = Array(0...max(1, Int(all.map(\.x).max()!.rounded(.up)))).map(Double.init)
         }
         let yTicks = Self.niceTicks(min: 0, max: all.map(\.y).max()!)
@@ -73,6 +80,11 @@ struct SVGLineChart {
             svg += "<line class=\"grid\" x1=\"\(Self.number(x))\" y1=\"\(Self.number(Self.top))\" x2=\"\(Self.number(x))\" y2=\"\(Self.number(Self.top + plotHeight))\"/>\n"
             let label = xAxis == .nines ? Self.percentileLabel(nines: tick) : Self.label(tick)
             svg += text(x: x, y: Self.top + plotHeight + 16, label, anchor: "middle", className: "axis")
+        }
+        for marker in markers where xRange.contains(marker.x) {
+            let x = Self.number(px(marker.x))
+            svg += "<line class=\"marker\" x1=\"\(x)\" y1=\"\(Self.number(Self.top))\" x2=\"\(x)\" y2=\"\(Self.number(Self.top + plotHeight))\"/>\n"
+            svg += text(x: px(marker.x) - 4, y: Self.top + 14, marker.label, anchor: "end", className: "marker-label")
         }
         svg += "<rect class=\"frame\" x=\"\(Self.number(Self.left))\" y=\"\(Self.number(Self.top))\" width=\"\(Self.number(plotWidth))\" height=\"\(Self.number(plotHeight))\"/>\n"
         svg += text(x: Self.left + plotWidth / 2, y: Self.height - 8, xLabel, anchor: "middle", className: "axis-label")

@@ -6,9 +6,9 @@ struct SecondSample: Codable, Sendable, Equatable {
     var t: Double
     /// `setup`, `warmup`, `measure` or `drain`.
     var phase: String
-    /// Messages (or connection attempts) sent during the second.
+    /// Messages (or connection attempts) sent per second over the time the sample covers.
     var sent: Int
-    /// Messages delivered (or connections opened) during the second.
+    /// Messages delivered (or connections opened) per second over the time the sample covers.
     var delivered: Int
     /// Failures during the second (refused publishes, failed connections, lost connections).
     var failed: Int

@@ -59,6 +59,11 @@ final class PhotoUploads: Sendable {
         state.withLock { $0.refusals[reason, default: 0] += 1 }
     }
 
+    /// Uploads refused, by reason.
+    func refusalCounts() -> [String: Int] {
+        state.withLock { $0.refusals }
+    }
+
     func prometheusText() -> String {
         let (total, refusals) = state.withLock { ($0.total, $0.refusals) }
         var text = "# HELP huddle_photo_uploads_in_flight Photo uploads holding a slot (--max-uploads, --max-uploads-per-user).\n"

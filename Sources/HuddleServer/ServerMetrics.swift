@@ -94,8 +94,8 @@ final class ServerMetrics: Sendable {
     /// Totals for the activity summary line.
     struct Traffic {
         var openConnections = 0, openWebSockets = 0, messagesReceived = 0, messagesSent = 0
-        /// Error replies and refusals, every code (each is also in huddle_errors_total by code).
-        var refusals = 0
+        /// Every refusal class counted below, by kind.
+        var refusals = RefusalCounts()
     }
 
     func traffic() -> Traffic {
@@ -105,7 +105,19 @@ final class ServerMetrics: Sendable {
             openConnections: sum(\.connectionsAccepted) - sum(\.connectionsClosed),
             openWebSockets: sum(\.webSocketsOpened) - sum(\.webSocketsClosed),
             messagesReceived: sum(\.messagesReceived), messagesSent: sum(\.messagesSent),
-            refusals: errors.withLock { $0.values.reduce(0, +) })
+            refusals: refusalCounts(sum))
+    }
+
+    private func refusalCounts(_ sum: (KeyPath<LoopCounters.Values, Int>) -> Int) -> RefusalCounts {
+        var refusals = RefusalCounts()
+        for (code, count) in errors.withLock({ $0 }) { refusals.add(code, count) }
+        for (budget, count) in budgetRefusals.withLock({ $0 }) { refusals.add(budget: budget, count) }
+        refusals.add("slow_consumer_queue_limit", sum(\.slowConsumersOverLimit))
+        refusals.add("slow_consumer_queue_age", sum(\.slowConsumersTooOld))
+        refusals.add("publisher_held", sum(\.publishersHeld))
+        for reason in PushMetrics.DropReason.allCases { refusals.add("push_dropped_\(reason.rawValue)", push.dropped(reason)) }
+        for (reason, count) in photoUploads.refusalCounts() { refusals.add("photo_upload_\(reason)", count) }
+        return refusals
     }
 
     /// The Prometheus text exposition format (version 0.0.4).

@@ -104,7 +104,7 @@ struct Serve: ParsableCommand {
     var logFormat: String = "text"
     @Option(help: "Bearer token GET /metrics requires (Authorization: Bearer TOKEN); none = open to all.")
     var metricsToken: String?
-    @Option(help: "Seconds between info-level activity summaries (connections, users online, messages/s, log position); 0 = none.")
+    @Option(help: "Seconds between info-level activity summaries (connections, users online, messages/s, log position, refusals by kind); 0 = none.")
     var summaryInterval: Int = 60
     // Push.
     @Option(help: "Webhook (http:// or https://) that gets a JSON POST per notification to a user with no live connection.")

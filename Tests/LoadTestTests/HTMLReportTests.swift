@@ -79,9 +79,60 @@ import Testing
         #expect(page.contains("1,052,631"))  // deliveries per server CPU-second
         #expect(page.contains("8,000,000"))
         #expect(page.contains("Test CPU &lt;2 GHz&gt;"))
-        #expect(page.contains("--label &#39;&lt;b&gt;&amp;&quot;x&quot;&lt;/b&gt;&#39;"))
+        #expect(page.contains("--label</span> <span class=\"word\">&#39;&lt;b&gt;&amp;&quot;x&quot;&lt;/b&gt;&#39;"))
         #expect(page.contains("not clean"))  // gaps and duplicates in the sample
         #expect(page.contains("refused\u{FFFD}"))  // a control character cannot appear in XML
+    }
+
+    /// The last sample of a run covers a moment: its rate (0/s when nothing fell in it) was
+    /// drawn as a collapse at the end of every run. A late sample's rate is over its seconds.
+    @Test func aMomentTooShortForARateIsLeftOut() {
+        var result = Self.sampleResult()
+        result.series[6].seconds = 3
+        result.series[11].seconds = 0.05
+        result.series[11].sent = 0
+        let sent = HTMLReport.rates(result.series, \.sent)
+        #expect(sent.count == result.series.count - 1, "the last moment is too short for a rate")
+        #expect(sent.allSatisfy { $0.y == 1000 }, "\(sent)")
+        let parsed = parse(HTMLReport(result: result).render())
+        let polyline = parsed.attributes.first { $0.0 == "polyline" && $0.1["data-series"] == "sent/s" }
+        #expect(polyline?.1["points"]?.split(separator: " ").count == result.series.count - 1)
+    }
+
+    /// The x tick labels of a chart (the y ones are anchored at their end).
+    private func xTickLabels(_ chart: SVGLineChart) -> [String] {
+        let svg = chart.render()
+        let pattern = try! Regex(#"<text class="axis" [^>]*text-anchor="middle">([^<]*)</text>"#)
+        return svg.matches(of: pattern).map { String($0.output[1].substring ?? "") }
+    }
+
+    @Test func timeChartsShareTheRunsRange() {
+        var result = Self.sampleResult()
+        for index in 8..<12 { result.series[index].latencyP50 = nil; result.series[index].latencyP99 = nil; result.series[index].latencyMax = nil }
+        let report = HTMLReport(result: result)
+        let ticks = xTickLabels(report.throughputChart())
+        #expect((Double(ticks.last ?? "") ?? 0) >= 12, "the run's last second is on the axis: \(ticks)")
+        for chart in [report.sentChart(), report.latencyChart(), report.cpuChart(), report.loadChart(), report.memoryChart(), report.connectionsChart()] {
+            #expect(xTickLabels(chart) == ticks, "\(chart.title)")
+        }
+    }
+
+    @Test func anInterruptionIsMarkedOnEveryTimeChart() {
+        var result = Self.sampleResult()
+        result.interruption = Interruption(signal: "SIGINT", phase: "measure", atSeconds: 7.5)
+        let parsed = parse(HTMLReport(result: result).render())
+        #expect(parsed.ok, "\(parsed.error)")
+        let markers = parsed.attributes.filter { $0.0 == "line" && $0.1["class"] == "marker" }
+        #expect(markers.count == 7, "throughput, sent, latency, CPU, load, memory, connections")
+        #expect(Set(markers.map { $0.1["x1"] }).count == 1, "the same second on each")
+        #expect(HTMLReport(result: Self.sampleResult()).render().contains("class=\"marker\"") == false)
+    }
+
+    /// A browser breaks a line after any hyphen: "--rate" must not become "-" and "-rate".
+    @Test func theCommandBreaksBetweenArgumentsOnly() {
+        let page = HTMLReport(result: Self.sampleResult()).render()
+        #expect(page.contains("<pre><span class=\"word\">huddle-loadtest</span> <span class=\"word\">fanout</span> <span class=\"word\">--subscribers</span>"))
+        #expect(page.contains("pre .word { white-space: nowrap; }"))
     }
 
     @Test func anEmptyRunStillRenders() {

@@ -97,6 +97,9 @@ import Testing
         let late = SecondSample(t: 9, phase: "measure", sent: 50, delivered: 500, failed: 0, connections: 120, seconds: 3)
         let lateLine = m.progressLine(late, covering: 7...9)
         #expect(lateLine.hasPrefix("7–9 s measure (late: the harness's loop was busy; this line covers 3 s): sent 50/s"), "\(lateLine)")
+        // The last moment of a run: no CPU figure, and no stray percent sign after its absence.
+        let last = SecondSample(t: 9.1, phase: "drain", sent: 0, delivered: 0, failed: 0, connections: 120, harnessCPUPercent: 7, seconds: 0.1)
+        #expect(m.progressLine(last, covering: nil).hasSuffix("CPU server n/a harness 7%"), "\(m.progressLine(last, covering: nil))")
     }
 
     @Test func anInterruptInTheWindowDrainsAndMarksTheResult() throws {
