@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// Issue 12, problem 11: a second `huddle` on a port in use must not start and split the
 /// traffic (it did, through SO_REUSEPORT); it fails at start, naming the port.
-@Suite struct PortOwnershipTests {
+@Suite(.ownThread) struct PortOwnershipTests {
     @Test(arguments: ["--port", "--tls-port"])
     func aSecondServerOnAPortInUseFailsAtStartNamingThePort(flag: String) async throws {
         let certificates = try TestCertificates.shared.get()

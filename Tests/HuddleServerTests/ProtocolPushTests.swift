@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleIO
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// protocol.md "Notifications and push", over real sockets against the real binary, with a
 /// local webhook receiver: the hand-off of what an offline user is owed, retries, a dead
 /// webhook, the queue bound, no webhook at all, and a restart.
-@Suite struct ProtocolPushTests {
+@Suite(.ownThread) struct ProtocolPushTests {
     static let room = "chat:alice~bob"
 
     /// A server whose presence grace is 0, so a friend's `presence` offline event tells the

@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// Issue 12, acceptance 3 (every exit within 3 s): the shutdown snapshot is written only within
 /// the exit budget and given up when it runs out — the log, synced before it, holds every change,
 /// and the next start replays it (README, "Shutdown").
-@Suite struct ShutdownExitBudgetTests {
+@Suite(.ownThread) struct ShutdownExitBudgetTests {
     /// Flags that let one user write and read back a few MiB at once.
     static let unthrottled = [
         "--fsync", "everysec", "--rate-limit", "100000", "--user-rate-limit", "100000",
