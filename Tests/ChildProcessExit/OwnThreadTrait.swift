@@ -15,7 +15,7 @@ public struct OwnThreadTrait: TestTrait, SuiteTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         try await TestSlots.shared.withSlot {
-            let executor = ThreadExecutor(name: test.name)
+            let executor = ThreadExecutor()
             defer { executor.stop() }
             try await withTaskExecutorPreference(executor) { try await function() }
         }

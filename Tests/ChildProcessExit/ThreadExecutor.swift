@@ -11,12 +11,17 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     private var jobs: [UnownedJob] = []
     private var stopping = false
 
-    public init(name: String) {
+    public init() {
         // The thread holds the executor until it has seen `stop`.
-        let thread = Thread { self.run() }
-        thread.name = name
-        thread.start()
+        Thread { self.run() }.start()
     }
+
+    /// The executor whose thread runs the caller, if any.
+    public static var current: ThreadExecutor? {
+        Thread.current.threadDictionary[Self.threadKey] as? ThreadExecutor
+    }
+
+    private static let threadKey = "ThreadExecutor"
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -40,6 +45,8 @@ public final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private func run() {
+        Thread.current.threadDictionary[Self.threadKey] = self
+        defer { Thread.current.threadDictionary[Self.threadKey] = nil }
         while true {
             condition.lock()
             while jobs.isEmpty && !stopping { condition.wait() }
