@@ -1,10 +1,9 @@
-import ChildProcessExit
 import HuddleIO
 import Testing
 
 /// The one URL parser behind `ClientURL` (ws/wss) and the push webhook's `WebhookURL`
 /// (http/https): the scheme pair is a parameter, the rules are shared.
-@Suite(.ownThread) struct AbsoluteURLTests {
+@Suite struct AbsoluteURLTests {
     static let http = AbsoluteURL.Schemes(plain: "http", secure: "https", kind: "webhook URL")
     static let webSocket = AbsoluteURL.Schemes(plain: "ws", secure: "wss", kind: "WebSocket URL")
 
