@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleWebSocket
 import Synchronization
@@ -5,7 +6,7 @@ import Testing
 
 /// protocol.md "Backpressure": a reader is judged by whether it drains over time, not by how
 /// much one burst queued; when readers cannot keep up, the publisher is the one held back.
-@Suite struct BackpressureTests {
+@Suite(.ownThread) struct BackpressureTests {
     /// Issue 12, problem 1: one user's 8 connections each send the burst the rate limit allows
     /// (100 publishes of 16 KiB) into one room. A subscriber that reads as fast as it can keeps
     /// its connection and receives every publication; the publishers are the ones told to wait

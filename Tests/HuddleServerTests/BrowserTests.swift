@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// The SDK and the web app in headless Chromium (Debian's `chromium`, installed by .ci/run),
 /// driven over the DevTools protocol by node:test files in clients/js/test/browser. They start
 /// servers of their own (to kill -9 and restart them); screenshots go under .build/screenshots.
-@Suite(.serialized) struct BrowserTests {
+@Suite(.serialized, .ownThread) struct BrowserTests {
     static var chromium: String { ProcessInfo.processInfo.environment["HUDDLE_CHROMIUM"] ?? "/usr/bin/chromium" }
     static var screenshots: URL { PythonClients.packageRoot.appendingPathComponent(".build/screenshots") }
 

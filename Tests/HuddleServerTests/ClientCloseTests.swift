@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Glibc
 import HuddleClient
 import HuddleIO
@@ -6,7 +7,7 @@ import Synchronization
 import Testing
 
 /// Every way a client connection ends reaches the delegate once, with the right code.
-@Suite struct ClientCloseTests {
+@Suite(.ownThread) struct ClientCloseTests {
     @Test func closeHandshakeIs1000AndClean() async throws {
         let server = try await ServerProcess(["--bench"])
         let client = try BlockingWebSocketClient.connect(to: ClientURL("\(server.url)/echo"))

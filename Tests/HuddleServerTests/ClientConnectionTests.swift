@@ -1,3 +1,4 @@
+import ChildProcessExit
 import HuddleClient
 import HuddleIO
 import HuddleWebSocket
@@ -5,7 +6,7 @@ import Synchronization
 import Testing
 
 /// The non-blocking connection on a test-owned loop: what it refuses, how it queues.
-@Suite struct ClientConnectionTests {
+@Suite(.ownThread) struct ClientConnectionTests {
     @Test func sendsInOneTurnAreCorkedAndTheQueueIsBounded() async throws {
         let server = try await ServerProcess(["--bench"])
         let harness = try TestLoop()

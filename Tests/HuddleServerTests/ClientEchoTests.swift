@@ -1,10 +1,11 @@
+import ChildProcessExit
 import HuddleClient
 import HuddleWebSocket
 import Testing
 
 /// Our client against the real server's /echo: every frame length form, text and binary, with
 /// and without permessage-deflate.
-@Suite struct ClientEchoTests {
+@Suite(.ownThread) struct ClientEchoTests {
     static let sizes = [0, 1, 125, 126, 127, 1000, 65535, 65536, 100_000, 1 << 20]
 
     @Test(arguments: [true, false])

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleClient
 import HuddleProtocol
@@ -7,7 +8,7 @@ import Testing
 /// HuddleClient's outbox (issue 12): every write gets a `client_id`, waits for a connection
 /// however long the outage, and is sent again after a drop until answered — so a write whose
 /// reply was lost is done once, and a write made while disconnected is done on reconnect.
-@Suite struct ClientOutboxTests {
+@Suite(.ownThread) struct ClientOutboxTests {
     /// The outcomes of calls made without awaiting them.
     final class Outcomes<Value: Sendable>: Sendable {
         private let list = Mutex<[Result<Value, HuddleClientError>]>([])

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleClient
 import HuddleIO
@@ -7,7 +8,7 @@ import Testing
 
 /// What our server never does but others might: a scripted server tells the client exactly
 /// what to parse, and records what the client answered.
-@Suite struct ClientProtocolTests {
+@Suite(.ownThread) struct ClientProtocolTests {
     @Test func wrongAcceptValueFailsTheHandshake() async throws {
         let server = try ScriptedServer { _ in
             Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: AAAAAAAAAAAAAAAAAAAAAAAAAAA=\r\n\r\n".utf8)

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleClient
 import HuddleIO
@@ -7,7 +8,7 @@ import Testing
 
 /// Many connections on ONE loop thread: the load-test harness's shape. Figures (time, memory)
 /// are printed, not asserted: speed is the harness's business, not a unit test's.
-@Suite struct ClientScaleTests {
+@Suite(.ownThread) struct ClientScaleTests {
     @Test func twoThousandConnectionsOnOneLoopAllReceiveABroadcast() async throws {
         // More for a one-off measurement (the server's and this process's fd limits permitting).
         let count = ProcessInfo.processInfo.environment["HUDDLE_CLIENT_SCALE_CONNECTIONS"].flatMap(Int.init) ?? 2000

@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import HuddleClient
 import HuddleProtocol
 import Testing
 
 /// HuddleClient's typed API for every op group of protocol.md, against the real server.
-@Suite struct ClientSessionAPITests {
+@Suite(.ownThread) struct ClientSessionAPITests {
     private func signedUp(_ name: String, server: ServerProcess) async throws -> (ClientHarness, HuddleSession) {
         let client = try await ClientHarness(url: server.url)
         let session = try await client.ok("signup") {

@@ -1,9 +1,10 @@
+import ChildProcessExit
 import HuddleClient
 import Testing
 
 /// HuddleClient's typed activity calls and match notices (protocol.md, "Activities and
 /// matches") against the real server.
-@Suite struct ClientSessionActivitiesTests {
+@Suite(.ownThread) struct ClientSessionActivitiesTests {
     @Test func statusesMatchesAndTheirNotices() async throws {
         let server = try await startHuddle()
         let alice = try await ClientHarness.signedUp("alice", url: server.url)

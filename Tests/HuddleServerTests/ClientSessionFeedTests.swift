@@ -1,10 +1,11 @@
+import ChildProcessExit
 import HuddleClient
 import Testing
 
 /// HuddleClient's typed feed calls and events (protocol.md, "Feed") against the real server,
 /// and what a reconnect means for them: live only, so `connected` says `resumed` and the feed
 /// is read again.
-@Suite struct ClientSessionFeedTests {
+@Suite(.ownThread) struct ClientSessionFeedTests {
     @Test func postsLikesCommentsAndDeletionsAsCallsAndEvents() async throws {
         let server = try await startHuddle()
         let alice = try await ClientHarness.signedUp("alice", url: server.url)

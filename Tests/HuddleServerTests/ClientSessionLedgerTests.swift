@@ -1,10 +1,11 @@
+import ChildProcessExit
 import HuddleProtocol
 import Testing
 @testable import HuddleClient
 
 /// The client's resume bookkeeping and backoff, without sockets: the rules that make a
 /// reconnect invisible to the application.
-@Suite struct ClientSessionLedgerTests {
+@Suite(.ownThread) struct ClientSessionLedgerTests {
     @Test func deliversTheNextOffsetOnlyAndAsksToResyncOnAGap() {
         var ledger = SubscriptionLedger()
         ledger.track("room:a", since: Position(epoch: "e1", offset: 4))

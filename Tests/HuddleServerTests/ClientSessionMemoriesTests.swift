@@ -1,10 +1,11 @@
+import ChildProcessExit
 import HuddleClient
 import Testing
 
 /// HuddleClient's typed memory calls (protocol.md, "Memories and photos") against the real
 /// server: every change answered in full and told as `HuddleEvent.memory` to each of the owner's
 /// devices, and someone else's memory answered as one that does not exist.
-@Suite struct ClientSessionMemoriesTests {
+@Suite(.ownThread) struct ClientSessionMemoriesTests {
     static let alfama = MemoryPosition(latitude: 38.7223, longitude: -9.1393)
     static let miradouro = MemoryPosition(latitude: 38.7139, longitude: -9.1334)
     static let photo = String(repeating: "ab", count: 32)

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleClient
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// HuddleClient's typed place calls (protocol.md, "Places and location") against the real
 /// server, and how a follower learns a friend's place: `current` on subscribe (as an event
 /// too), each change as a publication, and both again across a reconnect.
-@Suite struct ClientSessionPlacesTests {
+@Suite(.ownThread) struct ClientSessionPlacesTests {
     static let home = (latitude: SimulatedWalk.originLatitude, longitude: SimulatedWalk.originLongitude)
     /// 1.5 km from home.
     static let work = (latitude: SimulatedWalk.latitude(north: 900), longitude: SimulatedWalk.longitude(east: 1_200))

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleClient
 import HuddleIO
@@ -8,7 +9,7 @@ import Testing
 /// HuddleClient's reconnect and resume (issue 7, acceptance 2): connections dropped every way
 /// a phone's are, under traffic, and the application still sees every publication exactly
 /// once, in order; what cannot be replayed is reported; refused sessions stop the retries.
-@Suite struct ClientSessionReconnectTests {
+@Suite(.ownThread) struct ClientSessionReconnectTests {
     /// Fast detection of a dead path, and patience for a restarting server.
     static func resilient(_ configuration: inout HuddleClientConfiguration) {
         configuration.heartbeat = Heartbeat(pingAfterMilliseconds: 400, deadAfterMilliseconds: 1_500)

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleClient
 import HuddleWebSocket
@@ -5,7 +6,7 @@ import Testing
 
 /// wss:// with real certificate checks: the test CA is trusted, anything else is refused with
 /// OpenSSL's reason, and `insecure` is the explicit way around it.
-@Suite struct ClientTLSTests {
+@Suite(.ownThread) struct ClientTLSTests {
     @Test(arguments: [true, false])
     func trustedCAEchoes(compression: Bool) async throws {
         let certificates = try TestCertificates.shared.get()

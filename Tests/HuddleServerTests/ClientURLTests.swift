@@ -1,7 +1,8 @@
+import ChildProcessExit
 import HuddleClient
 import Testing
 
-@Suite struct ClientURLTests {
+@Suite(.ownThread) struct ClientURLTests {
     @Test func plainURLWithPortAndPath() throws {
         let url = try ClientURL("ws://127.0.0.1:8080/echo?x=1")
         #expect(!url.isSecure)

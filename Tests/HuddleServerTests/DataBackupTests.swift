@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Synchronization
 import Testing
 
 /// `huddle data backup` (issue 18): a copy taken while a server writes restores to a directory
 /// that starts and holds every write acknowledged before the backup began.
-@Suite("Data backup")
+@Suite("Data backup", .ownThread)
 struct DataBackupTests {
     /// Publishes {"n": 1, 2, …} to one room until stopped, keeping every acknowledged n.
     final class Writer: @unchecked Sendable {

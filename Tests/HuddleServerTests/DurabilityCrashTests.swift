@@ -11,7 +11,7 @@ import Testing
 ///     HUDDLE_CRASH_KILLS=200 swift test --filter acknowledgedPublishesSurviveRepeatedKills
 ///
 /// (`HUDDLE_TEST_BINARY=.build/release/huddle` runs the durability tests against another build).
-@Suite struct DurabilityCrashTests {
+@Suite(.ownThread) struct DurabilityCrashTests {
     static var kills: Int { Int(ProcessInfo.processInfo.environment["HUDDLE_CRASH_KILLS"] ?? "") ?? 20 }
 
     @Test func acknowledgedPublishesSurviveRepeatedKills() async throws {

@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// Issue 4: a disk that refuses writes, simulated with a file-size limit (`ulimit -f`; the
 /// server ignores SIGXFSZ, so a write past the limit fails with EFBIG). chmod cannot do it: the
 /// tests run as root.
-@Suite struct DurabilityDiskFullTests {
+@Suite(.ownThread) struct DurabilityDiskFullTests {
     @Test func fullDiskRefusesWritesServesReadsAndLosesNothingAcknowledged() async throws {
         let data = try ServerProcess.makeDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
@@ -92,7 +93,7 @@ import Testing
 /// Issue 12: every failed snapshot started a new log segment and nothing trimmed them (20 in
 /// 45 s on a nearly full disk). A directory where the snapshot's leftover temporary file would
 /// be makes every snapshot fail (its removal fails with EISDIR) while the log still writes.
-@Suite struct DurabilityFailingSnapshotTests {
+@Suite(.ownThread) struct DurabilityFailingSnapshotTests {
     @Test func failedSnapshotsDoNotPileUpLogSegments() async throws {
         let data = try ServerProcess.makeDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }

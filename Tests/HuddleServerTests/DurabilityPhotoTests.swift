@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// Photos and memories on a disk that refuses writes (a file-size limit, as in
 /// `DurabilityDiskFullTests`): refused with `unavailable`, never half-stored, and still served.
-@Suite struct DurabilityPhotoTests {
+@Suite(.ownThread) struct DurabilityPhotoTests {
     @Test func aFullDiskRefusesNewPhotosAndMemoriesAndStillServesTheOldOnes() async throws {
         let data = try ServerProcess.makeDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }

@@ -1,8 +1,9 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// Issue 4: what start-up does with damaged or missing data (HuddleStore/README.md, "Recovery").
-@Suite struct DurabilityRecoveryTests {
+@Suite(.ownThread) struct DurabilityRecoveryTests {
     /// Signs up `user` and publishes `count` messages to `channel`, one turn (one log record)
     /// each; returns the data sent, in order.
     @discardableResult

@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// Issue 4: a subscriber's saved {epoch, offset} stays good across a restart — graceful or
 /// SIGKILL: `subscribe` with `since` recovers exactly the missed publications, then live events
 /// continue with no gap.
-@Suite struct DurabilityResumeTests {
+@Suite(.ownThread) struct DurabilityResumeTests {
     static func message(_ n: Int) -> [String: Any] { ["n": n, "text": "resume \(n)"] }
 
     @Test(arguments: ["graceful", "kill"])

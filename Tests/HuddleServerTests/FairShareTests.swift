@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// Issue 12: what one user (or one address) may cost the server is a share of their own,
 /// however many connections they open (protocol.md "Limits", fair shares).
-@Suite struct FairShareTests {
+@Suite(.ownThread) struct FairShareTests {
     private static func errorCode(_ reply: JSONObject) -> String? {
         (reply["error"] as? JSONObject)?["code"] as? String
     }

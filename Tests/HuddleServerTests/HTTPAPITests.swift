@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleWebSocket
 import Testing
@@ -80,7 +81,7 @@ struct HTTPExchange {
 }
 
 /// protocol.md "HTTP API": the server-side API for an application's own backend.
-@Suite struct HTTPAPITests {
+@Suite(.ownThread) struct HTTPAPITests {
     static let key = "test-api-key-0123456789"
 
     static func start() async throws -> ServerProcess {

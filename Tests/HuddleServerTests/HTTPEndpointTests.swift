@@ -1,8 +1,9 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// Plain HTTP on the WebSocket port: health check and every handshake refusal.
-@Suite struct HTTPEndpointTests {
+@Suite(.ownThread) struct HTTPEndpointTests {
     @Test func healthzAnswers200() async throws {
         let server = try await ServerProcess([])
         let client = try RawClient(port: server.port)

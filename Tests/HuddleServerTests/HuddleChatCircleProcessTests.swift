@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// huddle-chat's circle, activities and places as people use them: two real processes in
 /// their line mode against the real server, checked by the lines they print.
-@Suite struct HuddleChatCircleProcessTests {
+@Suite(.ownThread) struct HuddleChatCircleProcessTests {
     static let password = HuddleChatProcessTests.password
 
     /// `[post 12] alice: text` → 12.

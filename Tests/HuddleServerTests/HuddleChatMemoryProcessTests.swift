@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// huddle-chat's memories as people use them: one user on two devices (two real processes in
 /// their line mode against the real server), checked by the lines they print.
-@Suite struct HuddleChatMemoryProcessTests {
+@Suite(.ownThread) struct HuddleChatMemoryProcessTests {
     static let password = HuddleChatProcessTests.password
 
     /// `[ok] memory 12 2025-06-14 "Lisbon" (0 points); …` → 12.

@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// huddle-chat as scripts and people use it (issue 7, acceptance 1): real processes in their
 /// line mode against the real server.
-@Suite struct HuddleChatProcessTests {
+@Suite(.ownThread) struct HuddleChatProcessTests {
     /// Command arguments are words: a password without spaces.
     static let password = "correct-horse-battery"
 

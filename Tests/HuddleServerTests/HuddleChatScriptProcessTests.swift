@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// huddle-chat as a newcomer and a script meet it (issue 18): sessions kept per user, failures
 /// that retrying cannot fix, a long outage, exit statuses, and the end of piped input.
-@Suite struct HuddleChatScriptProcessTests {
+@Suite(.ownThread) struct HuddleChatScriptProcessTests {
     static let password = HuddleChatProcessTests.password
 
     /// Two people on one machine account, as the README runs them: the second one started

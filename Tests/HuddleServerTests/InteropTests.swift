@@ -1,8 +1,9 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// The real `huddle` binary against a real third-party client: Python `websockets`.
-@Suite struct InteropTests {
+@Suite(.ownThread) struct InteropTests {
     @Test(arguments: ["on", "off"])
     func pythonEchoOverPlainWebSocket(compression: String) async throws {
         let server = try await ServerProcess(["--bench"])

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
@@ -7,7 +8,7 @@ import Testing
 /// messages arrive on reconnect exactly once, and marking them read clears the badge; a
 /// friend's post, like and comment reach the other live; and a restart keeps all of it without
 /// pushing anything again.
-@Suite struct Issue5ScenarioTests {
+@Suite(.ownThread) struct Issue5ScenarioTests {
     static let room = "chat:alice~bob"
 
     @Test func offlineMessagesArePushedRecoveredOnceAndReadThenTheFeedIsLiveAndAllOfItSurvivesARestart() async throws {

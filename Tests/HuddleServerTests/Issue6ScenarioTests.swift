@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// each, never a coordinate, while the stranger is refused. A memory with a photo made on one
 /// of her devices appears on the other, which fetches the photo; nobody else can. A restart
 /// keeps the matches, where she is, the memory and the photo.
-@Suite struct Issue6ScenarioTests {
+@Suite(.ownThread) struct Issue6ScenarioTests {
     static let friendNames = ["ann", "ben", "cat"]
     /// ann's home is the walk's origin; work is 1.5 km away: 1200 m east, 900 m north.
     static let home = (latitude: SimulatedWalk.originLatitude, longitude: SimulatedWalk.originLongitude)

@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// The JavaScript SDK (clients/js) against the real `huddle` binary, in Node: its own node:test
 /// files, given the server's URL and the binary (the restart tests run a server of their own,
 /// which they kill -9 and start again on the same data).
-@Suite struct JavaScriptSDKTests {
+@Suite(.ownThread) struct JavaScriptSDKTests {
     static var sdkDirectory: URL { PythonClients.packageRoot.appendingPathComponent("clients/js") }
 
     @Test(arguments: ["ops.test.js", "reconnect.test.js"])

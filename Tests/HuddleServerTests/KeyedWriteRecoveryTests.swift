@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// shutdown snapshot) right after, and sent again with the same `client_id` to the restarted
 /// server, has exactly one effect: the retry gets the first result with `duplicate: true` and
 /// changes nothing.
-@Suite struct KeyedWriteRecoveryTests {
+@Suite(.ownThread) struct KeyedWriteRecoveryTests {
     static let password = "pw-secret-1"
 
     /// The writes, in the order they are sent; arguments may name what the setup made.

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
@@ -77,7 +78,7 @@ struct PrometheusText {
 }
 
 /// protocol.md "HTTP API": `GET /metrics` in Prometheus text format.
-@Suite struct MetricsTests {
+@Suite(.ownThread) struct MetricsTests {
     @Test func metricsCountTrafficAndErrorsByCode() async throws {
         let server = try await startHuddle()
         let baseline = try PrometheusText.fetch(port: server.port)

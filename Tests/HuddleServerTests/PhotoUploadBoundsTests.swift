@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// Issue 12, problem 6: unfinished photo uploads were buffered whole (24 held one byte short
 /// pinned 240 MiB), their deadline moved with every byte, and nothing bounded the uploads in
 /// flight or the bytes a user stores (protocol.md, "Limits").
-@Suite struct PhotoUploadBoundsTests {
+@Suite(.ownThread) struct PhotoUploadBoundsTests {
     /// The server's resident memory, from /proc.
     private static func residentBytes(_ server: ServerProcess) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// 20 s" and "server did not exit within 15 s of SIGTERM" after the server had logged `stopped`:
 /// a process spawned at the same moment by another test had inherited that descriptor. Here a
 /// grandchild inherits it on purpose, deterministically.
-@Suite struct ProcessExitTests {
+@Suite(.ownThread) struct ProcessExitTests {
     @Test func anExitIsSeenWhileAnotherProcessHoldsTheChildsDescriptors() throws {
         let (status, output) = try runChildToCompletion("/bin/sh", ["-c", "sleep 60 & echo $!; exit 3"], timeout: 20)
         let grandchild = try #require(Int32(output.trimmingCharacters(in: .whitespacesAndNewlines)), "output: \(output)")

@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// `/metrics` carries the standard `process_*` gauges and `huddle_build_info` (issue 18), so a
 /// stock dashboard shows memory, CPU, descriptors and which build is running.
-@Suite("Process metrics")
+@Suite("Process metrics", .ownThread)
 struct ProcessMetricsTests {
     @Test("process gauges describe the server process, and build info names its commit")
     func processAndBuildInfo() async throws {
@@ -36,7 +37,7 @@ struct ProcessMetricsTests {
 
 /// `--metrics-token` (issue 18): /metrics answers only with `Authorization: Bearer TOKEN`, so
 /// a server on a public address does not publish its load to anyone; /healthz stays open.
-@Suite("Metrics token")
+@Suite("Metrics token", .ownThread)
 struct MetricsTokenTests {
     @Test("with --metrics-token, /metrics needs the bearer token and /healthz does not")
     func metricsNeedToken() async throws {

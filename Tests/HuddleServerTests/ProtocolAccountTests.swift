@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import HuddleWebSocket
 import Testing
 
 /// protocol.md "Authentication" and the account ops (signup, login, auth, logout, whoami), over
 /// real sockets against the real binary.
-@Suite struct ProtocolAccountTests {
+@Suite(.ownThread) struct ProtocolAccountTests {
     static let thirtyDays = 30 * 24 * 3600 * 1000
 
     @Test func signupReturnsUserTokenAndExpiryAndAuthenticates() async throws {

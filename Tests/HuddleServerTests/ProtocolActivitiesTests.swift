@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// protocol.md "Activities and matches", over real sockets against the real binary: the ops and
 /// their refusals, the three-friends story with exact event counts (and silence for everyone
 /// else), expiry, unfriending, the configured list, and all of it across restarts.
-@Suite struct ProtocolActivitiesTests {
+@Suite(.ownThread) struct ProtocolActivitiesTests {
     /// Signs up every name, makes them all friends with each other, then subscribes each to its
     /// own inbox and drains what friendship brought (presence events), so a test starts from
     /// silence.

@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// protocol.md "Channels" and the channel ops: subscribe, publish, unsubscribe, history and
 /// presence on every namespace, with the authorization table.
-@Suite struct ProtocolChannelTests {
+@Suite(.ownThread) struct ProtocolChannelTests {
     @Test func subscribeToAnEmptyRoom() async throws {
         let server = try await startHuddle()
         let (alice, _) = try ProtocolClient.signedUp("alice", port: server.port)

@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// protocol.md "Chat", over real sockets against the real binary: friends-only writing,
 /// idempotent `client_id`, live delivery to every device, history paging, read markers and
 /// unread counts, typing — and the durable parts across a restart.
-@Suite struct ProtocolChatTests {
+@Suite(.ownThread) struct ProtocolChatTests {
     static let room = "chat:alice~bob"
 
     /// alice and bob, friends, each with the presence event of the befriending consumed.

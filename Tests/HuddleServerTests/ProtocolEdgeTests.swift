@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 /// sockets against the real binary: a push while friends still see the user online, `traveling`
 /// decided without a second agreeing fix, `subscribe` with a `since` ahead of the channel,
 /// `history` with a `before` of 0 or less, and a session's `device` label never shown back.
-@Suite struct ProtocolEdgeTests {
+@Suite(.ownThread) struct ProtocolEdgeTests {
     /// alice and bob, friends, each with one connection.
     private func friends(port: Int) throws -> (alice: ProtocolClient, bob: ProtocolClient) {
         let (alice, _) = try ProtocolClient.signedUp("alice", port: port)

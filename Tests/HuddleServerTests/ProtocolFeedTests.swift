@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 /// own and one's friends' posts paged to the end and past it, likes and the double-like
 /// refusals, comments inline and paged, deletion, live events to friends and not to strangers —
 /// and all of it across a restart, graceful or SIGKILL.
-@Suite struct ProtocolFeedTests {
+@Suite(.ownThread) struct ProtocolFeedTests {
     /// alice and bob, friends, each with the presence event of the befriending consumed; carol,
     /// a stranger to both.
     private func circle(port: Int) throws -> (alice: ProtocolClient, aliceToken: String, bob: ProtocolClient, bobToken: String, carol: ProtocolClient) {

@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// protocol.md "Friends", over real sockets against the real binary: search, requests and
 /// their answers, the refusals, inbox notices on both sides, presence and loc: rights that
 /// follow friendship, and all of it across a restart.
-@Suite struct ProtocolFriendsTests {
+@Suite(.ownThread) struct ProtocolFriendsTests {
     /// Signs up each name and subscribes it to its own inbox.
     private func signUpAll(_ names: [String], port: Int) throws -> [String: (client: ProtocolClient, token: String)] {
         var users: [String: (ProtocolClient, String)] = [:]

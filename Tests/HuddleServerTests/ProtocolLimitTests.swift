@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import HuddleWebSocket
 import Testing
 
 /// protocol.md "Limits", "Close codes" and "Timing": every limit at its boundary and just past it.
-@Suite struct ProtocolLimitTests {
+@Suite(.ownThread) struct ProtocolLimitTests {
     /// `{"id":"d","op":"publish","channel":"room:deep","data":[[…]]}` nested `depth` levels in
     /// all, counting the top-level object as 1.
     static func nested(depth: Int) -> String {

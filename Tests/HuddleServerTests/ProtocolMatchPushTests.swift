@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// protocol.md "Notifications and push", `match` kind, over real sockets with a local webhook
 /// receiver: a user with an activity on and no live connection is pushed when a friend turns
 /// the same activity on; the friend, online, is not.
-@Suite struct ProtocolMatchPushTests {
+@Suite(.ownThread) struct ProtocolMatchPushTests {
     @Test func anOfflineUserWithAnActivityOnIsPushedTheMatch() async throws {
         let receiver = try WebhookReceiver()
         defer { receiver.stop() }

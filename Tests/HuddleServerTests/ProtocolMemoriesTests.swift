@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 /// memories kept in step across the owner's devices and hidden from everyone else, photos
 /// uploaded and read with a session token, the size limit before and while the body arrives,
 /// and everything across a restart.
-@Suite struct ProtocolMemoriesTests {
+@Suite(.ownThread) struct ProtocolMemoriesTests {
     static let maxPhotoSize = 100_000
 
     static func start(dataDirectory: URL? = nil, fsync: String = "no") async throws -> ServerProcess {

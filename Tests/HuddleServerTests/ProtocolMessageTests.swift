@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import HuddleWebSocket
 import Testing
 
 /// protocol.md "Connecting", "Messages" and the general errors: the envelope every op shares.
-@Suite struct ProtocolMessageTests {
+@Suite(.ownThread) struct ProtocolMessageTests {
     // MARK: Connecting
 
     @Test func huddleV1IsSelectedAmongOfferedSubprotocols() async throws {

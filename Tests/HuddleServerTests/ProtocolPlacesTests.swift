@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// protocol.md "Places and location", over real sockets against the real binary: every op and
 /// its refusals, the family-clock walk seen by a follower (home → unknown → work, once each,
 /// never a coordinate), strangers refused, and all of it across a restart.
-@Suite struct ProtocolPlacesTests {
+@Suite(.ownThread) struct ProtocolPlacesTests {
     static let home = (latitude: SimulatedWalk.originLatitude, longitude: SimulatedWalk.originLongitude)
     /// 1.5 km from home: 1200 m east, 900 m north.
     static let work = (latitude: SimulatedWalk.latitude(north: 900), longitude: SimulatedWalk.longitude(east: 1_200))

@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// protocol.md "Offsets and epochs": a client that saved its position resumes exactly where it
 /// was, or is told plainly that it cannot.
-@Suite struct ProtocolRecoveryTests {
+@Suite(.ownThread) struct ProtocolRecoveryTests {
     /// The acceptance test: A records its position, leaves, B publishes 25, A comes back with
     /// `since` and gets exactly those 25 in order, then live events with no gap or duplicate.
     @Test(arguments: ["room:lobby", "chat:alice~bob"])

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleWebSocket
 import Testing
@@ -6,7 +7,7 @@ import Testing
 /// it signs in (password hashes, requests held behind a sign-in) is bounded and judged before
 /// it is spent, logins go ahead of signups, and a login's answer does not tell which accounts
 /// exist. Over real sockets against the real binary; the hash counts come from /metrics.
-@Suite struct ProtocolSignInBoundsTests {
+@Suite(.ownThread) struct ProtocolSignInBoundsTests {
     private static func hashes(_ kind: String, port: Int) throws -> Int {
         Int(try PrometheusText.fetch(port: port).value("huddle_password_hashes_total", ["kind": kind]) ?? -1)
     }

@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// `huddle serve` refuses a bad combination of flags in plain words, before it touches the data
 /// directory or binds a port (issue 18); and what it logs about its addresses is exact.
-@Suite("Serve flags")
+@Suite("Serve flags", .ownThread)
 struct ServeFlagTests {
     /// A data directory that does not exist yet: still missing after a refused start proves the
     /// refusal came before recovery (which creates it).

@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// `huddle serve` settings from a config file and `HUDDLE_*` variables (issue 18): precedence
 /// flags > environment > file, `--print-config` shows the result with secrets masked.
-@Suite("Serve settings")
+@Suite("Serve settings", .ownThread)
 struct ServeSettingsTests {
     static func configFile(_ json: String) throws -> URL {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-config-\(UUID().uuidString).json")

@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// What the server tells its operator in its log (issue 18): a start-up summary of what is on,
 /// a periodic activity line, the message before its details, JSON lines on request, and no
 /// secret anywhere.
-@Suite("Server log")
+@Suite("Server log", .ownThread)
 struct ServerLogTests {
     static func line(_ log: String, containing needle: String) throws -> Substring {
         guard let line = log.split(separator: "\n").first(where: { $0.contains(needle) }) else {

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import HuddleWebSocket
 import Testing
@@ -5,7 +6,7 @@ import Testing
 /// Issue 12, problem 9 (the drain): on SIGTERM the server stops reading, answers every request
 /// it had read — through the log, with its real reply — and only then closes 1001 (README,
 /// "Shutdown"; protocol.md, close code 1001).
-@Suite struct ShutdownDrainTests {
+@Suite(.ownThread) struct ShutdownDrainTests {
     /// What a client saw of a shutdown: its replies, in order, and the close code after them.
     struct Drained {
         var replies: [[String: Any]] = []

@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// Every binary says which release and which commit it is (issue 18), and `huddle --help`
 /// shows the flags of the default command.
-@Suite("Version and help")
+@Suite("Version and help", .ownThread)
 struct VersionTests {
     /// The commit this checkout is at, asked of git by the test (the binaries learnt it at
     /// build time, from the BuildCommit plugin).

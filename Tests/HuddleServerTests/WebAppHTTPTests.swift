@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// The web app (/app/) and the SDK (/sdk/huddle.js) as HTTP: the bytes shipped in the
 /// repository, revalidated with an ETag, the app under a strict Content-Security-Policy, and
 /// nothing at all with --no-web-app.
-@Suite struct WebAppHTTPTests {
+@Suite(.ownThread) struct WebAppHTTPTests {
     static func get(_ port: Int, _ path: String, method: String = "GET", headers: String = "") throws -> RawClient.Response {
         let client = try RawClient(port: port)
         try client.send("\(method) \(path) HTTP/1.1\r\nHost: x\r\n\(headers)\r\n")

@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import HuddleWebSocket
 import Testing
 
 /// Every way a connected peer can misbehave, each answered with its close code.
-@Suite struct WebSocketRejectionTests {
+@Suite(.ownThread) struct WebSocketRejectionTests {
     @Test func unmaskedFrameIs1002() async throws {
         let server = try await ServerProcess(["--bench"])
         let client = try RawClient(port: server.port)

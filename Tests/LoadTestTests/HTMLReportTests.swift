@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import FoundationXML
 import Testing
@@ -5,7 +6,7 @@ import Testing
 @testable import huddle_loadtest
 
 /// The report must be one well-formed, self-contained file that shows the run's own numbers.
-@Suite struct HTMLReportTests {
+@Suite(.ownThread) struct HTMLReportTests {
     static func sampleResult(errors: [String] = []) -> ScenarioResult {
         var latency = LatencyRecorder()
         for microseconds in 1...10_000 { latency.record(microseconds: UInt64(microseconds)) }
@@ -145,7 +146,7 @@ import Testing
 }
 
 /// The last line on stdout, and the exit status that goes with it.
-@Suite struct VerdictTests {
+@Suite(.ownThread) struct VerdictTests {
     @Test func namesEveryProblemWithItsCount() {
         var result = HTMLReportTests.sampleResult(errors: ["boom"])
         result.errorCount = 12
@@ -175,7 +176,7 @@ import Testing
 }
 
 /// The server's side of the report: only what the harness could read.
-@Suite struct ServerInfoTests {
+@Suite(.ownThread) struct ServerInfoTests {
     @Test func keepsOnlyInfoMetrics() {
         let metrics = """
         # HELP huddle_build_info Build.
@@ -212,7 +213,7 @@ private final class Collector: NSObject, XMLParserDelegate {
 }
 
 /// Axis arithmetic of the charts.
-@Suite struct SVGLineChartTests {
+@Suite(.ownThread) struct SVGLineChartTests {
     @Test func ticksAreRoundAndCoverTheRange() {
         #expect(SVGLineChart.niceTicks(min: 0, max: 97) == [0, 20, 40, 60, 80, 100])
         #expect(SVGLineChart.niceTicks(min: 0, max: 1_000_000) == [0, 200_000, 400_000, 600_000, 800_000, 1_000_000])

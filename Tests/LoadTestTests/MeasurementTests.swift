@@ -1,10 +1,11 @@
+import ChildProcessExit
 import HuddleIO
 import Testing
 
 @testable import huddle_loadtest
 
 /// What counts toward a run's figures. The loop is never run: phases are driven by hand.
-@Suite struct MeasurementTests {
+@Suite(.ownThread) struct MeasurementTests {
     private func measurement() throws -> Measurement {
         Measurement(
             loop: try EventLoop(index: 0), progress: Progress(quiet: true),

@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Testing
 
 @testable import huddle_loadtest
 
 /// The open-loop schedule decides when every message is due, whatever the harness manages to
 /// send: the basis of latency without coordinated omission.
-@Suite struct OpenLoopScheduleTests {
+@Suite(.ownThread) struct OpenLoopScheduleTests {
     @Test func oneStreamIsDueAtFixedIntervalsFromTheStart() {
         var schedule = OpenLoopSchedule(streams: 1, ratePerStream: 100, start: 1_000_000_000)
         #expect(schedule.due(at: 999_999_999).isEmpty)

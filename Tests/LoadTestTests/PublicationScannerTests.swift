@@ -1,10 +1,11 @@
+import ChildProcessExit
 import HuddleProtocol
 import Testing
 
 @testable import huddle_loadtest
 
 /// The fast path must read exactly what the server sends, and step aside for anything else.
-@Suite struct PublicationScannerTests {
+@Suite(.ownThread) struct PublicationScannerTests {
     private func data(_ stamp: Stamp) -> String {
         var bytes: [UInt8] = []
         JSONWriter.append(stamp.json(padding: "xxxx"), to: &bytes)

@@ -1,3 +1,4 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 
 /// Runs the harness binary for a couple of seconds per scenario against a real server and reads
 /// its JSON result back. Serialized: each run drives a server, and the machine has two cores.
-@Suite(.serialized) struct ScenarioSmokeTests {
+@Suite(.serialized, .ownThread) struct ScenarioSmokeTests {
     /// Runs `huddle-loadtest ARGUMENTS --json … --html …` and returns its exit status, result,
     /// report and output (stdout and stderr together); `meanwhile` gets the running process
     /// (to interrupt it).

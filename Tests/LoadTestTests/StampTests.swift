@@ -1,10 +1,11 @@
+import ChildProcessExit
 import HuddleProtocol
 import Testing
 
 @testable import huddle_loadtest
 
 /// The stamp every test message carries must come back exactly, and nothing else may pass for one.
-@Suite struct StampTests {
+@Suite(.ownThread) struct StampTests {
     @Test func textRoundTripsAndIsPaddedToTheSize() {
         let stamp = Stamp(publisher: 3, sequence: 41, intended: 12_345_678_901_234)
         let text = stamp.text(size: 64)

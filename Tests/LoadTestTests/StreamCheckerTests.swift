@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Testing
 
 @testable import huddle_loadtest
 
 /// The harness's delivery check must catch every way a stream can go wrong.
-@Suite struct StreamCheckerTests {
+@Suite(.ownThread) struct StreamCheckerTests {
     @Test func cleanStreamsCountNothingWrong() {
         var checker = StreamChecker(receivers: 2, publishers: 2)
         for sequence in 0..<100 {
@@ -47,7 +48,7 @@ import Testing
 }
 
 /// The stream-keyed form the chat and reconnect scenarios use, and the bounds of its bookkeeping.
-@Suite struct StreamCheckerStreamTests {
+@Suite(.ownThread) struct StreamCheckerStreamTests {
     @Test func streamsAreIndependent() {
         var checker = StreamChecker(streams: 3)
         for sequence in 0..<5 { checker.observe(stream: 0, sequence: sequence) }

@@ -50,10 +50,19 @@ export class Chromium {
         for (const listener of this.listeners) listener(data);
       }
     };
+    // A browser that goes away (it crashed, or was killed) fails every request still waiting
+    // and every later one: a send on a closed WebSocket is dropped silently, and a request that
+    // is never answered hung the whole run (even close() waited for its Browser.close reply).
+    this.ws.onclose = () => {
+      this.gone = new Error(`the connection to chromium closed (chromium exit code ${this.child.exitCode})`);
+      for (const waiter of this.pending.values()) waiter.reject(new Error(`${waiter.method}: ${this.gone.message}`));
+      this.pending.clear();
+    };
     return new Promise((resolve, reject) => { this.ws.onopen = resolve; this.ws.onerror = () => reject(new Error('cannot reach chromium')); });
   }
 
   send(method, params = {}, sessionId) {
+    if (this.gone) return Promise.reject(new Error(`${method}: ${this.gone.message}`));
     this.nextId += 1;
     const id = this.nextId;
     this.ws.send(JSON.stringify({ id, method, params, sessionId }));
@@ -115,7 +124,8 @@ export class Page {
   async waitFor(expression, what = expression, timeoutMs = 30000) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const value = await this.eval(expression).catch(() => undefined);
+      // Not yet there is worth another try; a browser that is gone is not.
+      const value = await this.eval(expression).catch((error) => { if (this.browser.gone) throw error; return undefined; });
       if (value) return value;
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
