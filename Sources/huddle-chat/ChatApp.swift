@@ -278,7 +278,8 @@ final class ChatApp {
     }
 
     /// A signup or login succeeded: remember the session and follow the user's channels.
-    func signedIn(_ session: HuddleSession) {
+    /// `newAccount`: the account was made just now, so everything in its inbox is news.
+    func signedIn(_ session: HuddleSession, newAccount: Bool = false) {
         let name = session.user.username
         // In a per-user store the user's own file, with where their inbox was read up to.
         let file = store.file(for: name)
@@ -297,7 +298,7 @@ final class ChatApp {
         openPartner = nil
         resetCircle()
         updatePrompt()
-        followSession()
+        followSession(newAccount: newAccount)
     }
 
     /// Logged out (or the session was refused): forget the session.
@@ -322,7 +323,7 @@ final class ChatApp {
 
     /// Follows the user's inbox (from where the last run stopped, so notices that came while
     /// away are shown), every friend's room and place, and shows what is unread.
-    private func followSession() {
+    private func followSession(newAccount: Bool = false) {
         guard let me = username else { return }
         var since: Position?
         if let epoch = settings.inboxEpoch, let offset = settings.inboxOffset { since = Position(epoch: epoch, offset: offset) }
@@ -333,6 +334,9 @@ final class ChatApp {
             settings.inboxEpoch = subscription.epoch
             settings.inboxOffset = subscription.offset
             saveSettings()
+            // A new account's inbox may already hold notices sent between the signup's reply and
+            // this subscription (a friend quick off the mark): they are news, show them.
+            if newAccount, subscription.offset > 0 { showNewAccountsFirstNotices(upTo: subscription.offset) }
         }
         client.friends { [unowned self] outcome in
             guard username == me, case .success(let friends) = outcome else { return }
@@ -500,13 +504,28 @@ final class ChatApp {
         }
     }
 
+    /// The notices a new account's inbox got before it was followed, oldest first, as if they
+    /// had come live (a new account's inbox is short: one page holds them).
+    private func showNewAccountsFirstNotices(upTo offset: UInt64) {
+        guard let me = username else { return }
+        client.history("inbox:\(me)", before: offset + 1, limit: 100) { [unowned self] outcome in
+            guard username == me, case .success(let page) = outcome else { return }
+            for publication in page.publications.reversed() where publication.offset <= offset {
+                received(publication)
+            }
+        }
+    }
+
     private func received(_ publication: ChannelPublication) {
         defer { echoShown(publication) }
         guard let me = username else { return show(ChatLines.publication(publication)) }
         if publication.channel == "inbox:\(me)" {
-            settings.inboxEpoch = publication.epoch
-            settings.inboxOffset = publication.offset
-            saveSettings()
+            // Never backwards: a new account's first notices are shown after later live ones.
+            if settings.inboxEpoch != publication.epoch || publication.offset > settings.inboxOffset ?? 0 {
+                settings.inboxEpoch = publication.epoch
+                settings.inboxOffset = publication.offset
+                saveSettings()
+            }
             guard let notice = InboxNotice(publication) else { return show(ChatLines.publication(publication)) }
             show(ChatLines.notice(notice, me: me))
             switch notice {

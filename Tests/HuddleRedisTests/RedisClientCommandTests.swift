@@ -1,9 +1,10 @@
+import ChildProcessExit
 import HuddleRedis
 import Testing
 
 /// The client against a real redis-server: each command's reply typed, errors told apart,
 /// pipelining in order.
-@Suite struct RedisClientCommandTests {
+@Suite(.ownThread) struct RedisClientCommandTests {
     @Test func keysLeasesAndInfo() async throws {
         let redis = try await RedisProcess()
         try await withClients(of: redis.endpoint) { clients, _ in

@@ -1,10 +1,11 @@
+import ChildProcessExit
 import HuddleRedis
 import Testing
 
 /// Redis dies under the client: what was acknowledged stays (AOF, `appendfsync always`), what
 /// was in flight is reported as unknown, nothing is sent meanwhile, and the client comes back
 /// by itself when Redis does.
-@Suite struct RedisClientReconnectTests {
+@Suite(.ownThread) struct RedisClientReconnectTests {
     @Test func acknowledgedAppendsSurviveKill9AndTheClientReconnects() async throws {
         let redis = try await RedisProcess()
         try await withClients(of: redis.endpoint) { clients, _ in
@@ -100,7 +101,7 @@ import Testing
 
 /// A Redis that stops answering without closing (paused here with SIGSTOP, as a partition
 /// looks) is given up on after the reply timeout, and found again when it answers.
-@Suite struct RedisReplyTimeoutTests {
+@Suite(.ownThread) struct RedisReplyTimeoutTests {
     @Test func aSilentRedisIsDroppedAndFoundAgain() async throws {
         let redis = try await RedisProcess()
         var options = RedisClient.Options()

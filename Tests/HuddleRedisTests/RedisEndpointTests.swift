@@ -1,7 +1,8 @@
+import ChildProcessExit
 import HuddleRedis
 import Testing
 
-@Suite struct RedisEndpointTests {
+@Suite(.ownThread) struct RedisEndpointTests {
     @Test func aPlainURL() throws {
         #expect(try RedisEndpoint(url: "redis://10.0.0.5:6380") == .server(RedisAddress(host: "10.0.0.5", port: 6380), database: 0))
         #expect(try RedisEndpoint(url: "redis://cache.internal:7000/3") == .server(RedisAddress(host: "cache.internal", port: 7000), database: 3))

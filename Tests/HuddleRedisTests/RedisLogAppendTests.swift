@@ -1,9 +1,10 @@
+import ChildProcessExit
 import HuddleRedis
 import Testing
 
 /// The conditional appends the shared log can rest on: never two entries for one retried
 /// write, never two writers at one position.
-@Suite struct RedisLogAppendTests {
+@Suite(.ownThread) struct RedisLogAppendTests {
     @Test func aRetriedAppendIsRecordedOnce() async throws {
         let redis = try await RedisProcess()
         try await withClients(of: redis.endpoint) { clients, _ in

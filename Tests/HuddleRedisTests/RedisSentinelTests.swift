@@ -1,8 +1,9 @@
+import ChildProcessExit
 import HuddleRedis
 import Testing
 
 /// A Sentinel-managed Redis: the master found through Sentinel, and followed through a failover.
-@Suite struct RedisSentinelTests {
+@Suite(.ownThread) struct RedisSentinelTests {
     @Test func theClientFollowsAFailover() async throws {
         let primary = try await RedisProcess()
         let replica = try await RedisProcess(.replica(of: primary.port))

@@ -1,7 +1,8 @@
+import ChildProcessExit
 @testable import HuddleRedis
 import Testing
 
-@Suite struct ReplyDeadlinesTests {
+@Suite(.ownThread) struct ReplyDeadlinesTests {
     @Test func theOldestUnansweredCommandIsTimed() {
         var deadlines = ReplyDeadlines(timeout: 100)
         #expect(deadlines.overdue(now: 1_000) == nil)

@@ -1,9 +1,10 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// Issue 18: the periodic activity line counts every refusal class, by kind, since the line
 /// before — only the kinds that happened — in text and in JSON logs.
-@Suite("Activity summary refusals")
+@Suite("Activity summary refusals", .ownThread)
 struct ActivitySummaryRefusalTests {
     /// The `key=value` details of each activity line logged so far, oldest first.
     static func activityLines(_ log: String) -> [[String: String]] {

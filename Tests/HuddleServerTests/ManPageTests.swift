@@ -1,10 +1,11 @@
+import ChildProcessExit
 import Foundation
 import Testing
 
 /// `docs/huddle.1` (issue 18) cannot drift from the binary: every flag and data command the
 /// help lists is in the man page, and every flag and `HUDDLE_*` variable the man page names
 /// exists. Read as text, so the test needs no `man`.
-@Suite("Man page")
+@Suite("Man page", .ownThread)
 struct ManPageTests {
     static let manPage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs/huddle.1")

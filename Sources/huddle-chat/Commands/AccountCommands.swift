@@ -7,7 +7,7 @@ extension ChatCommand {
         ChatCommand("signup", ["USER", "EMAIL", "PASSWORD"], summary: "create an account and sign in") { app, arguments, done in
             app.client.signUp(username: arguments[0], email: arguments[1], password: arguments[2]) { outcome in
                 app.report(outcome, done) { session in
-                    app.signedIn(session)
+                    app.signedIn(session, newAccount: true)
                     return ChatLines.ok("signed up as \(session.user.username)")
                 }
             }
