@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "HuddleIOTests", dependencies: ["HuddleIO"]),
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
-        .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
+        .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"], exclude: ["Records/Golden"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
         .testTarget(name: "HuddleRedisTests", dependencies: ["HuddleRedis", "HuddleIO", "CHiredis", "ChildProcessExit"]),
         // Test support shared by the test targets that start processes.
@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(
             name: "HuddleServerTests",
             dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleCrypto", "HuddleProtocol", "HuddleClient", "ChildProcessExit"],
-            exclude: ["Python"]
+            exclude: ["Python", "Data"]
         ),
     ]
 )
