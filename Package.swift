@@ -43,7 +43,7 @@ let package = Package(
         // The JSON wire protocol (protocol.md): request decoding, reply and event encoding.
         .target(name: "HuddleProtocol"),
         // The product: one deterministic state machine; no I/O, no clock, no randomness.
-        .target(name: "HuddleCore"),
+        .target(name: "HuddleCore", dependencies: ["HuddleProtocol"]),
         // Durability: the write-ahead log and snapshots, as checksummed bytes on disk.
         .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
         // hiredis, the Redis client library (libhiredis-dev), as a system library. Not through
