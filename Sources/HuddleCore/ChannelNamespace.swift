@@ -1,6 +1,6 @@
 /// The part of a channel name before the colon; it decides who may read and write the channel
 /// and how much history it keeps (protocol.md, "Channels").
-public enum ChannelNamespace: String, Sendable, Hashable, CaseIterable {
+public enum ChannelNamespace: String, Sendable, Hashable, CaseIterable, Codable {
     case inbox
     case chat
     case loc
