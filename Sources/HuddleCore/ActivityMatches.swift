@@ -56,9 +56,7 @@ extension ActivityMatches: PersistedValue {
     }
 
     init(persisted: JSONValue) throws(RecordDecodingError) {
-        guard case .array(let entries) = persisted else { throw RecordDecodingError("ActivityMatches is not an array") }
-        for entry in entries {
-            let f = try PersistedFields(entry, "ActivityMatchEntry")
+        for f in try PersistedFields.objects(persisted, "ActivityMatchEntry") {
             let users: [Username] = try f("users")
             let activity: String = try f("activity")
             guard users.count == 2, users[0] < users[1], activities(between: users[0], and: users[1])[activity] == nil else {

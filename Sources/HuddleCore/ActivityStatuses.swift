@@ -84,9 +84,7 @@ extension ActivityStatuses: PersistedValue {
     }
 
     init(persisted: JSONValue) throws(RecordDecodingError) {
-        guard case .array(let entries) = persisted else { throw RecordDecodingError("ActivityStatuses is not an array") }
-        for entry in entries {
-            let f = try PersistedFields(entry, "ActivityStatusEntry")
+        for f in try PersistedFields.objects(persisted, "ActivityStatusEntry") {
             let user: Username = try f("user")
             let status: ActivityStatus = try f("status")
             if let audience = status.audience, zip(audience, audience.dropFirst()).contains(where: { $0 >= $1 }) {

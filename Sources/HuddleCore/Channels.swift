@@ -50,9 +50,7 @@ extension Channels: PersistedValue {
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "Channels")
         createdCount = try f("createdCount")
-        guard case .array(let named)? = f.members.first(where: { $0.0 == "channels" })?.1 else { throw RecordDecodingError("Channels has no channels") }
-        for entry in named {
-            let fields = try PersistedFields(entry, "NamedChannel")
+        for fields in try f.objects("channels", "NamedChannel") {
             let name: String = try fields("name")
             guard byName.updateValue(try fields("channel"), forKey: name) == nil else { throw RecordDecodingError("channel \(name) appears twice") }
         }

@@ -66,9 +66,7 @@ extension KeptResults: PersistedValue {
     }
 
     init(persisted: JSONValue) throws(RecordDecodingError) {
-        guard case .array(let entries) = persisted else { throw RecordDecodingError("KeptResults is not an array") }
-        for entry in entries {
-            let f = try PersistedFields(entry, "UserResults")
+        for f in try PersistedFields.objects(persisted, "UserResults") {
             let user: Username = try f("user")
             guard resultsByUser[user] == nil else { throw RecordDecodingError("kept results of \(user) appear twice") }
             resultsByUser[user] = try f("results")

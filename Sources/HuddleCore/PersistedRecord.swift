@@ -62,7 +62,7 @@ extension CoreDurableState {
         let wrapper = try PersistedFields(value, "snapshot")
         let inner: Int = try wrapper("format")
         guard inner == 1 else { throw RecordDecodingError("snapshot format 0.\(inner) is not one this version reads (0.1)") }
-        guard let state = wrapper.members.first(where: { $0.0 == "state" })?.1 else { throw RecordDecodingError("snapshot has no state") }
+        guard let state = wrapper.member("state") else { throw RecordDecodingError("snapshot has no state") }
         try self.init(persisted: state)
     }
 }

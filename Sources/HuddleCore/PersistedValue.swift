@@ -49,7 +49,7 @@ struct PersistedFields {
         self.type = type
     }
 
-    private func member(_ key: String) -> JSONValue? {
+    func member(_ key: String) -> JSONValue? {
         for (name, value) in members where name == key { return value }
         return nil
     }
@@ -73,6 +73,22 @@ struct PersistedFields {
         } catch {
             throw RecordDecodingError("\(type).\(key): \(error.message)")
         }
+    }
+}
+
+extension PersistedFields {
+    /// The elements of an array of objects (`type`), each read by key.
+    static func objects(_ value: JSONValue?, _ type: StaticString) throws(RecordDecodingError) -> [PersistedFields] {
+        guard case .array(let elements)? = value else { throw RecordDecodingError("not an array of \(type)") }
+        var objects: [PersistedFields] = []
+        objects.reserveCapacity(elements.count)
+        for element in elements { objects.append(try PersistedFields(element, type)) }
+        return objects
+    }
+
+    /// The member `key`, an array of objects (`type`).
+    func objects(_ key: String, _ type: StaticString) throws(RecordDecodingError) -> [PersistedFields] {
+        try Self.objects(member(key), type)
     }
 }
 

@@ -58,9 +58,7 @@ extension PhotoOwnership: PersistedValue {
     }
 
     init(persisted: JSONValue) throws(RecordDecodingError) {
-        guard case .array(let records) = persisted else { throw RecordDecodingError("PhotoOwnership is not an array") }
-        for record in records {
-            let f = try PersistedFields(record, "Photo")
+        for f in try PersistedFields.objects(persisted, "Photo") {
             let hash: String = try f("hash")
             let size: Int = try f("size")
             let owners: [Username] = try f("owners")

@@ -30,9 +30,7 @@ extension Places: PersistedValue {
     var persisted: JSONValue { .array(byUser.keys.sorted().map { .record([("user", $0.persisted), ("places", byUser[$0]!.persisted)]) }) }
 
     init(persisted: JSONValue) throws(RecordDecodingError) {
-        guard case .array(let entries) = persisted else { throw RecordDecodingError("Places is not an array") }
-        for entry in entries {
-            let f = try PersistedFields(entry, "PlacesEntry")
+        for f in try PersistedFields.objects(persisted, "PlacesEntry") {
             let user: Username = try f("user")
             guard byUser.updateValue(try f("places"), forKey: user) == nil else { throw RecordDecodingError("places of \(user) appear twice") }
         }

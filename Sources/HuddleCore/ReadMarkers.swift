@@ -41,9 +41,7 @@ extension ReadMarkers: PersistedValue {
     }
 
     init(persisted: JSONValue) throws(RecordDecodingError) {
-        guard case .array(let markers) = persisted else { throw RecordDecodingError("ReadMarkers is not an array") }
-        for marker in markers {
-            let f = try PersistedFields(marker, "ReadMarker")
+        for f in try PersistedFields.objects(persisted, "ReadMarker") {
             let user: Username = try f("user")
             let channel: String = try f("channel")
             guard offsetsByUser[user]?[channel] == nil else { throw RecordDecodingError("read marker of \(user) in \(channel) appears twice") }
