@@ -43,7 +43,7 @@ let package = Package(
         // The JSON wire protocol (protocol.md): request decoding, reply and event encoding.
         .target(name: "HuddleProtocol"),
         // The product: one deterministic state machine; no I/O, no clock, no randomness.
-        .target(name: "HuddleCore"),
+        .target(name: "HuddleCore", dependencies: ["HuddleProtocol"]),
         // Durability: the write-ahead log and snapshots, as checksummed bytes on disk.
         .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
         // hiredis, the Redis client library (libhiredis-dev), as a system library. Not through
@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(name: "HuddleIOTests", dependencies: ["HuddleIO"]),
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
-        .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
+        .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"], exclude: ["Records/Golden"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
         .testTarget(name: "HuddleRedisTests", dependencies: ["HuddleRedis", "HuddleIO", "CHiredis", "ChildProcessExit"]),
         // Test support shared by the test targets that start processes.
@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(
             name: "HuddleServerTests",
             dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleCrypto", "HuddleProtocol", "HuddleClient", "ChildProcessExit"],
-            exclude: ["Python"]
+            exclude: ["Python", "Data"]
         ),
     ]
 )

@@ -6,10 +6,11 @@ snapshot of that state (bench/snapshot_bench.sh).
 
 Formats (Sources/HuddleStore/README.md): segment = "HUDDLWAL", u32 version 1, u64 first sequence,
 CRC-32 of those 20 bytes; record = u32 length, u32 CRC-32 of (sequence + payload), u64 sequence,
-payload. Payloads are `CoreCommand` as the server's JSONEncoder writes it (sorted keys, synthesized
-Codable: {"signUp":{...}}, {"publish":{...}}), copied from a real server's log.
+payload. Payloads are `CoreCommand` records as the server writes them (README "Records": the
+format byte 1, then JSON with sorted keys: {"signUp":{...}}, {"publish":{...}}), copied from a
+real server's log; --format 0 leaves the byte out, as releases before the format byte wrote them.
 
-    python3 bench/gen_state.py DIR [--users 100000] [--messages 1000000] [--channels 50000]
+    python3 bench/gen_state.py DIR [--users 100000] [--messages 1000000] [--channels 50000] [--format 1]
 """
 import argparse
 import json
@@ -72,7 +73,7 @@ class LogWriter:
 
 
 def ints(raw: bytes) -> str:
-    """[UInt8] as Swift's JSONEncoder writes it: an array of numbers."""
+    """Bytes as the log writes them: an array of numbers."""
     return "[" + ",".join(map(str, raw)) + "]"
 
 
@@ -83,6 +84,7 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--channels", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--format", type=int, choices=[0, 1], default=1)
     args = parser.parse_args()
     if os.path.exists(args.directory) and os.listdir(args.directory):
         print("refusing: %s is not empty" % args.directory, file=sys.stderr)
@@ -90,17 +92,18 @@ def main() -> int:
     os.makedirs(args.directory, mode=0o700, exist_ok=True)
     rng = random.Random(args.seed)
     log = LogWriter(args.directory)
+    prefix = bytes([args.format]) if args.format > 0 else b""
     started = time.monotonic()
     now = int(time.time() * 1000)
     base = now - 3600_000  # an hour ago: inside every retention window
     names = ["u%06d" % i for i in range(args.users)]
     expires = now + 30 * 86400_000
     for i, name in enumerate(names):
-        # Keys in sorted order, as the server's encoder writes them.
+        # Keys in sorted order, as the server writes them.
         command = ('{"signUp":{"credentials":{"hash":%s,"iterations":1000,"salt":%s},"email":"%s@example.com",'
                    '"session":{"expiresAt":%d,"tokenHash":%s},"time":%d,"username":"%s"}}') % (
             ints(rng.randbytes(32)), ints(rng.randbytes(16)), name, expires, ints(rng.randbytes(32)), base + i // 100, name)
-        log.append(command.encode())
+        log.append(prefix + command.encode())
     channels = []
     seen = set()
     k = 0
@@ -127,7 +130,7 @@ def main() -> int:
         data = templates[m % len(templates)] % m
         command = '{"publish":{"channel":"chat:%s~%s","data":%s,"from":"%s","time":%d,"type":"message"}}' % (
             a, b, data, sender, base + 1000 + m // 300)
-        log.append(command.encode())
+        log.append(prefix + command.encode())
     log.close()
     size = sum(os.path.getsize(os.path.join(args.directory, f)) for f in os.listdir(args.directory))
     print(json.dumps({"records": log.sequence, "users": args.users, "messages": args.messages,

@@ -11,8 +11,9 @@
 #    later; its duration and size come from the server's "snapshot written" line. A second
 #    snapshot follows. Then SIGKILL (not SIGTERM: see bench/README.md).
 # 3. The server starts again, now from the newest snapshot (start-up time #2).
-# STATE=DIR copies an already generated state instead. Prints the figures; keeps nothing unless
-# KEEP=1.
+# FORMAT=0 writes the log's records in format 0, without the format byte (a release before it
+# needs that). STATE=DIR copies an already generated state instead. Prints the figures; keeps
+# nothing unless KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${1:-.build/release/huddle}
@@ -60,7 +61,7 @@ if [ -n "${STATE:-}" ]; then
   cp -a "$STATE" "$DATA"
 else
   echo "== generating $USERS users, $MESSAGES messages over $CHANNELS chat channels"
-  python3 bench/gen_state.py "$DATA" --users "$USERS" --messages "$MESSAGES" --channels "$CHANNELS"
+  python3 bench/gen_state.py "$DATA" --users "$USERS" --messages "$MESSAGES" --channels "$CHANNELS" --format "${FORMAT:-1}"
 fi
 "$BIN" data inspect --data-dir "$DATA" | head -3
 

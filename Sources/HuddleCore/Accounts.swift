@@ -1,5 +1,7 @@
+import HuddleProtocol
+
 /// A registered user.
-public struct UserRecord: Sendable, Equatable, Codable {
+public struct UserRecord: Sendable, Equatable {
     public var username: Username
     /// Canonical (lowercase).
     public var email: String
@@ -44,22 +46,16 @@ public struct Accounts: Sendable, Equatable {
     }
 }
 
-extension Accounts: Codable {
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd {
-            let user = try container.decode(UserRecord.self)
+/// Users sorted by name.
+extension Accounts: PersistedValue {
+    var persisted: JSONValue { .array(byUsername.keys.sorted().map { byUsername[$0]!.persisted }) }
+
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        for user in try [UserRecord](persisted: persisted) {
             guard byUsername[user.username] == nil, usernamesByEmail[user.email] == nil else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "user \(user.username) or email \(user.email) appears twice"
-                )
+                throw RecordDecodingError("user \(user.username) or email \(user.email) appears twice")
             }
             insert(user)
         }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        for username in byUsername.keys.sorted() { try container.encode(byUsername[username]!) }
     }
 }

@@ -1,6 +1,6 @@
 /// Why a status went off or a match ended, as `match_ended` notices spell it. Logged inside
 /// commands by its raw value, so the values must never change.
-public enum ActivityEndReason: String, Sendable, Codable, CaseIterable {
+public enum ActivityEndReason: String, Sendable, CaseIterable {
     /// One of the two turned the activity off.
     case off
     /// One of the two statuses expired.

@@ -1,5 +1,5 @@
 /// A current match as its user sees it: with whom, on what, since when.
-public struct ActivityMatch: Sendable, Equatable, Codable {
+public struct ActivityMatch: Sendable, Equatable {
     /// The other user.
     public var user: Username
     public var activity: String

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// The matches in force (durable): pairs of friends and the activity they matched on, with
 /// when the match began. Kept rather than derived so that a match is told once — not again
 /// while both stay on, across restarts too — and so that its `since` survives.
@@ -37,37 +39,30 @@ public struct ActivityMatches: Sendable, Equatable {
     }
 }
 
-extension ActivityMatches: Codable {
-    private struct Entry: Codable {
-        var users: [Username]
-        var activity: String
-        var since: Int64
-    }
-
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd {
-            let entry = try container.decode(Entry.self)
-            guard entry.users.count == 2, entry.users[0] < entry.users[1],
-                  activities(between: entry.users[0], and: entry.users[1])[entry.activity] == nil
-            else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "bad or repeated match \(entry.users) on \(entry.activity)")
-            }
-            start(entry.users[0], entry.users[1], activity: entry.activity, since: entry.since)
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
+/// `{users: [a, b], activity, since}` objects, a < b, by a, b, then activity.
+extension ActivityMatches: PersistedValue {
+    var persisted: JSONValue {
+        var entries: [JSONValue] = []
         for user in byUser.keys.sorted() {
             let partners = byUser[user]!
             for partner in partners.keys.sorted() where user < partner {
                 let activities = partners[partner]!
                 for activity in activities.keys.sorted() {
-                    try container.encode(Entry(users: [user, partner], activity: activity, since: activities[activity]!))
+                    entries.append(.record([("users", [user, partner].persisted), ("activity", activity.persisted), ("since", activities[activity]!.persisted)]))
                 }
             }
+        }
+        return .array(entries)
+    }
+
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        for f in try PersistedFields.objects(persisted, "ActivityMatchEntry") {
+            let users: [Username] = try f("users")
+            let activity: String = try f("activity")
+            guard users.count == 2, users[0] < users[1], activities(between: users[0], and: users[1])[activity] == nil else {
+                throw RecordDecodingError("bad or repeated match \(users) on \(activity)")
+            }
+            start(users[0], users[1], activity: activity, since: try f("since"))
         }
     }
 }

@@ -1,5 +1,5 @@
 /// One activity a user has on: who may match with it, since when, and until when.
-public struct ActivityStatus: Sendable, Equatable, Codable {
+public struct ActivityStatus: Sendable, Equatable {
     public var activity: String
     /// nil: every friend; otherwise the chosen friends, sorted, unique.
     public var audience: [Username]?

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// The activities each user has on (durable): at most one status per user and activity, so a
 /// user holds at most as many as the list has names (64).
 ///
@@ -70,33 +72,26 @@ extension ActivityStatuses: Equatable {
     }
 }
 
-extension ActivityStatuses: Codable {
-    private struct Entry: Codable {
-        var user: Username
-        var status: ActivityStatus
-    }
-
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd {
-            let entry = try container.decode(Entry.self)
-            if let audience = entry.status.audience, zip(audience, audience.dropFirst()).contains(where: { $0 >= $1 }) {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "audience of \(entry.user)'s \(entry.status.activity) is not sorted and unique")
-            }
-            guard status(of: entry.user, activity: entry.status.activity) == nil else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "\(entry.user)'s \(entry.status.activity) appears twice")
-            }
-            set(entry.status, of: entry.user)
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
+/// `{user, status}` objects by user, then activity.
+extension ActivityStatuses: PersistedValue {
+    var persisted: JSONValue {
+        var entries: [JSONValue] = []
         for user in byUser.keys.sorted() {
             let statuses = byUser[user]!
-            for activity in statuses.keys.sorted() { try container.encode(Entry(user: user, status: statuses[activity]!)) }
+            for activity in statuses.keys.sorted() { entries.append(.record([("user", user.persisted), ("status", statuses[activity]!.persisted)])) }
+        }
+        return .array(entries)
+    }
+
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        for f in try PersistedFields.objects(persisted, "ActivityStatusEntry") {
+            let user: Username = try f("user")
+            let status: ActivityStatus = try f("status")
+            if let audience = status.audience, zip(audience, audience.dropFirst()).contains(where: { $0 >= $1 }) {
+                throw RecordDecodingError("audience of \(user)'s \(status.activity) is not sorted and unique")
+            }
+            guard self.status(of: user, activity: status.activity) == nil else { throw RecordDecodingError("\(user)'s \(status.activity) appears twice") }
+            set(status, of: user)
         }
     }
 }

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// One channel's durable state: its epoch, the offset of its newest publication, and the
 /// publications it still keeps (offsets `firstRetainedOffset...lastOffset`, no gaps).
 ///
@@ -91,33 +93,22 @@ public struct Channel: Sendable, Equatable {
     }
 }
 
-extension Channel: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case epoch, lastOffset, publications
-    }
+/// The epoch, the last offset and the retained publications, oldest first.
+extension Channel: PersistedValue {
+    var persisted: JSONValue { .record([("epoch", epoch.persisted), ("lastOffset", lastOffset.persisted), ("publications", retained.persisted)]) }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        epoch = try container.decode(String.self, forKey: .epoch)
-        lastOffset = try container.decode(UInt64.self, forKey: .lastOffset)
-        retained = try container.decode(PublicationRing.self, forKey: .publications)
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        let f = try PersistedFields(persisted, "Channel")
+        epoch = try f("epoch")
+        lastOffset = try f("lastOffset")
+        retained = try f("publications")
         guard UInt64(retained.count) <= lastOffset else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .publications, in: container,
-                debugDescription: "\(retained.count) publications retained but the last offset is \(lastOffset)"
-            )
+            throw RecordDecodingError("\(retained.count) publications retained but the last offset is \(lastOffset)")
         }
         for index in 0..<retained.count {
             if let clientID = retained[index].clientID {
                 offsetsByClientID[ClientPublicationID(from: retained[index].from, clientID: clientID)] = firstRetainedOffset + UInt64(index)
             }
         }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(epoch, forKey: .epoch)
-        try container.encode(lastOffset, forKey: .lastOffset)
-        try container.encode(retained, forKey: .publications)
     }
 }

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Every channel that has ever been published to, by name, and how many were created — the
 /// count feeds the next epoch (`ChannelEpoch`).
 ///
@@ -38,32 +40,19 @@ extension Channels {
     }
 }
 
-extension Channels: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case createdCount, channels
+/// The creation counter and `{name, channel}` objects by name.
+extension Channels: PersistedValue {
+    var persisted: JSONValue {
+        let named = byName.keys.sorted().map { JSONValue.record([("name", $0.persisted), ("channel", byName[$0]!.persisted)]) }
+        return .record([("createdCount", createdCount.persisted), ("channels", .array(named))])
     }
 
-    private struct NamedChannel: Codable {
-        var name: String
-        var channel: Channel
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        createdCount = try container.decode(UInt64.self, forKey: .createdCount)
-        for named in try container.decode([NamedChannel].self, forKey: .channels) {
-            guard byName.updateValue(named.channel, forKey: named.name) == nil else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .channels, in: container, debugDescription: "channel \(named.name) appears twice"
-                )
-            }
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        let f = try PersistedFields(persisted, "Channels")
+        createdCount = try f("createdCount")
+        for fields in try f.objects("channels", "NamedChannel") {
+            let name: String = try fields("name")
+            guard byName.updateValue(try fields("channel"), forKey: name) == nil else { throw RecordDecodingError("channel \(name) appears twice") }
         }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(createdCount, forKey: .createdCount)
-        let named = byName.keys.sorted().map { NamedChannel(name: $0, channel: byName[$0]!) }
-        try container.encode(named, forKey: .channels)
     }
 }

@@ -3,7 +3,7 @@
 /// `HuddleCore.apply(_:)` is a pure function of (state, command): everything it needs — time,
 /// hashes, the session's expiry — travels inside the command. The case and label names are the
 /// log's field names (synthesized Codable), so they must never be renamed.
-public enum CoreCommand: Codable, Sendable, Equatable {
+public enum CoreCommand: Sendable, Equatable {
     case signUp(username: Username, email: String, credentials: Credentials, session: NewSession, time: Int64)
     case openSession(username: Username, session: NewSession, time: Int64)
     /// The exact sessions revoked by a logout; hashes of other users' sessions are ignored.

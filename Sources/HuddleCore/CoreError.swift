@@ -1,5 +1,5 @@
 /// A refused request: one of protocol.md's stable error codes and a message for humans.
-public struct CoreError: Error, Sendable, Equatable, Codable {
+public struct CoreError: Error, Sendable, Equatable {
     public var code: CoreErrorCode
     public var message: String
     /// Set with `too_many_attempts`, `busy` and the budgets over time (`friend_requests_limited`,
@@ -15,7 +15,7 @@ public struct CoreError: Error, Sendable, Equatable, Codable {
 
 /// The error codes the core produces, spelled exactly as protocol.md's "Errors" section.
 /// The general errors that only the server can detect (bad_json, rate_limited, …) are not here.
-public enum CoreErrorCode: String, Sendable, CaseIterable, Codable {
+public enum CoreErrorCode: String, Sendable, CaseIterable {
     case notAuthenticated = "not_authenticated"
     case invalidUsername = "invalid_username"
     case invalidEmail = "invalid_email"

@@ -1,8 +1,8 @@
 /// The result of one request, as `CoreOutput.reply` carries it.
 ///
-/// Codable because the first results of keyed writes are logged and snapshotted
-/// (`CoreCommand.keepResult`): the case and label names are stored, so they must never be renamed.
-public indirect enum CoreReply: Sendable, Equatable, Codable {
+/// The first results of keyed writes are logged and snapshotted (`CoreCommand.keepResult`), as
+/// `CoreReply+Persisted` spells them.
+public indirect enum CoreReply: Sendable, Equatable {
     case failure(CoreError)
     /// signup and login (`isNewSession`: the server adds the token it generated), auth, whoami.
     case account(user: UserInfo, expiresAt: Int64, isNewSession: Bool)

@@ -1,6 +1,6 @@
 /// A user's password verifier: PBKDF2-HMAC-SHA256 output, computed by the server on a worker
 /// thread. The core stores and hands it back; it never hashes anything itself.
-public struct Credentials: Codable, Sendable, Equatable {
+public struct Credentials: Sendable, Equatable {
     public var salt: [UInt8]
     public var hash: [UInt8]
     public var iterations: Int

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// The circle feed (durable): every kept post with its likes and comments, indexed by id and by
 /// author (protocol.md, "Feed").
 ///
@@ -105,29 +107,23 @@ public struct Feed: Sendable, Equatable {
     }
 }
 
-extension Feed: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case lastPostID, posts
+/// The post counter and the posts by id.
+extension Feed: PersistedValue {
+    var persisted: JSONValue {
+        .record([("lastPostID", lastPostID.persisted), ("posts", .array(postsByID.keys.sorted().map { postsByID[$0]!.persisted }))])
     }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        lastPostID = try container.decode(UInt64.self, forKey: .lastPostID)
-        for post in try container.decode([StoredPost].self, forKey: .posts) {
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        let f = try PersistedFields(persisted, "Feed")
+        lastPostID = try f("lastPostID")
+        let posts: [StoredPost] = try f("posts")
+        for post in posts {
             guard post.id > 0, post.id <= lastPostID, postsByID[post.id] == nil,
                   (idsByAuthor[post.author]?.count ?? 0) < Self.maxPostsPerAuthor
             else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .posts, in: container,
-                    debugDescription: "post \(post.id) is repeated, past the counter, or over its author's bound")
+                throw RecordDecodingError("post \(post.id) is repeated, past the counter, or over its author's bound")
             }
             insert(post)
         }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(lastPostID, forKey: .lastPostID)
-        try container.encode(postsByID.keys.sorted().map { postsByID[$0]! }, forKey: .posts)
     }
 }

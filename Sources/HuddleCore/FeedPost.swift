@@ -1,6 +1,6 @@
 /// A post as a reader sees it (protocol.md, "Feed"): its content, how many like it and whether
 /// the reader does, how many comments it has and the newest few of them.
-public struct FeedPost: Sendable, Equatable, Codable {
+public struct FeedPost: Sendable, Equatable {
     public var id: UInt64
     public var author: Username
     public var text: String
@@ -35,7 +35,7 @@ public struct FeedPost: Sendable, Equatable, Codable {
 }
 
 /// A comment on a post. Ids count per post: 1, 2, 3, … in the order the comments were made.
-public struct FeedComment: Sendable, Equatable, Codable {
+public struct FeedComment: Sendable, Equatable {
     public var id: UInt64
     public var author: Username
     public var text: String

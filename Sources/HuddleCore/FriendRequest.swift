@@ -1,5 +1,5 @@
 /// A pending friend request: `from` asked `to`, with a short message, at `time`.
-public struct FriendRequest: Sendable, Equatable, Codable {
+public struct FriendRequest: Sendable, Equatable {
     public var from: Username
     public var to: Username
     public var message: String

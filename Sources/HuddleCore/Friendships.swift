@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Who is friends with whom, and the friend requests still waiting for an answer (durable).
 ///
 /// Friendship is mutual, so it is stored on both sides: `friends(of:)` is one lookup, which
@@ -75,43 +77,34 @@ public struct Friendships: Sendable, Equatable {
     }
 }
 
-extension Friendships: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case friendships, requests
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        for pair in try container.decode([[Username]].self, forKey: .friendships) {
-            guard pair.count == 2, pair[0] < pair[1], !areFriends(pair[0], pair[1]) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .friendships, in: container, debugDescription: "bad or repeated friendship \(pair)")
-            }
-            befriend(pair[0], pair[1])
-        }
-        for request in try container.decode([FriendRequest].self, forKey: .requests) {
-            guard request.from != request.to, self.request(from: request.from, to: request.to) == nil,
-                  !areFriends(request.from, request.to)
-            else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .requests, in: container, debugDescription: "bad or repeated request \(request.from) → \(request.to)")
-            }
-            insert(request)
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
+/// Friendships as sorted pairs, and pending requests by sender, then recipient.
+extension Friendships: PersistedValue {
+    var persisted: JSONValue {
         var pairs: [[Username]] = []
         for user in friendsByUser.keys.sorted() {
             for friend in friendsByUser[user]!.sorted() where user < friend { pairs.append([user, friend]) }
         }
-        try container.encode(pairs, forKey: .friendships)
         var requests: [FriendRequest] = []
         for sender in requestsBySender.keys.sorted() {
             let bySender = requestsBySender[sender]!
             for recipient in bySender.keys.sorted() { requests.append(bySender[recipient]!) }
         }
-        try container.encode(requests, forKey: .requests)
+        return .record([("friendships", pairs.persisted), ("requests", requests.persisted)])
+    }
+
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        let f = try PersistedFields(persisted, "Friendships")
+        let pairs: [[Username]] = try f("friendships")
+        for pair in pairs {
+            guard pair.count == 2, pair[0] < pair[1], !areFriends(pair[0], pair[1]) else { throw RecordDecodingError("bad or repeated friendship \(pair)") }
+            befriend(pair[0], pair[1])
+        }
+        let requests: [FriendRequest] = try f("requests")
+        for request in requests {
+            guard request.from != request.to, self.request(from: request.from, to: request.to) == nil, !areFriends(request.from, request.to) else {
+                throw RecordDecodingError("bad or repeated request \(request.from) → \(request.to)")
+            }
+            insert(request)
+        }
     }
 }

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// The first results of keyed writes (protocol.md, "Retries"), per user: a retry with the same
 /// op and `client_id` while its result is kept gets that result again and changes nothing.
 ///
@@ -49,7 +51,7 @@ public struct KeptResults: Sendable, Equatable {
 }
 
 /// One kept result: what a keyed write answered the first time.
-public struct KeptResult: Sendable, Equatable, Codable {
+public struct KeptResult: Sendable, Equatable {
     /// The wire op (`post`, `like`, …): a `client_id` names a write of one op only.
     public var op: String
     public var clientID: String
@@ -57,27 +59,17 @@ public struct KeptResult: Sendable, Equatable, Codable {
     public var time: Int64
 }
 
-extension KeptResults: Codable {
-    private struct UserResults: Codable {
-        var user: Username
-        var results: [KeptResult]
+/// `{user, results}` objects by user, each user's results oldest first.
+extension KeptResults: PersistedValue {
+    var persisted: JSONValue {
+        .array(resultsByUser.keys.sorted().map { .record([("user", $0.persisted), ("results", resultsByUser[$0]!.persisted)]) })
     }
 
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd {
-            let entry = try container.decode(UserResults.self)
-            guard resultsByUser[entry.user] == nil else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "kept results of \(entry.user) appear twice")
-            }
-            resultsByUser[entry.user] = entry.results
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        for user in resultsByUser.keys.sorted() {
-            try container.encode(UserResults(user: user, results: resultsByUser[user]!))
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        for f in try PersistedFields.objects(persisted, "UserResults") {
+            let user: Username = try f("user")
+            guard resultsByUser[user] == nil else { throw RecordDecodingError("kept results of \(user) appear twice") }
+            resultsByUser[user] = try f("results")
         }
     }
 }

@@ -1,6 +1,6 @@
 /// A raw position the owner's phone reported (`location_fix`). Kept only as the evidence the
 /// location decision needs (`LocationState.track`); it never leaves the server.
-public struct LocationFix: Sendable, Equatable, Codable {
+public struct LocationFix: Sendable, Equatable {
     /// Degrees.
     public var latitude: Double
     public var longitude: Double

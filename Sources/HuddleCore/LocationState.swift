@@ -1,8 +1,8 @@
 /// Where the server has decided a user is, and the evidence the next decision builds on
 /// (durable; one per user who ever reported a location).
-public struct LocationState: Sendable, Equatable, Codable {
+public struct LocationState: Sendable, Equatable {
     /// What friends see.
-    public enum Current: Sendable, Equatable, Codable {
+    public enum Current: Sendable, Equatable {
         case unknown
         case traveling
         case place(id: UInt64)

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Every user's memories (durable), by id, with each owner's set of ids so that one user's
 /// list and count are lookups.
 ///
@@ -46,27 +48,20 @@ public struct Memories: Sendable, Equatable {
     }
 }
 
-extension Memories: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case nextID, memories
-    }
+/// The memory counter and the memories by id.
+extension Memories: PersistedValue {
+    var persisted: JSONValue { .record([("nextID", nextID.persisted), ("memories", .array(byID.keys.sorted().map { byID[$0]!.persisted }))]) }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let next = try container.decode(UInt64.self, forKey: .nextID)
-        for memory in try container.decode([Memory].self, forKey: .memories) {
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        let f = try PersistedFields(persisted, "Memories")
+        let next: UInt64 = try f("nextID")
+        let memories: [Memory] = try f("memories")
+        for memory in memories {
             guard byID[memory.id] == nil, memory.id < next, memory.isConsistent else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .memories, in: container, debugDescription: "memory \(memory.id) is repeated, beyond the counter or inconsistent")
+                throw RecordDecodingError("memory \(memory.id) is repeated, beyond the counter or inconsistent")
             }
             put(memory)
         }
         nextID = next
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(nextID, forKey: .nextID)
-        try container.encode(byID.keys.sorted().map { byID[$0]! }, forKey: .memories)
     }
 }

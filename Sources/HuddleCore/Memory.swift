@@ -1,7 +1,7 @@
 /// A memory (protocol.md, "Memories and photos"): a titled day at a place, holding points.
 /// Private to its owner. `id` is unique across all users, so that naming someone else's
 /// memory is told apart from naming one's own, and is never reused.
-public struct Memory: Sendable, Equatable, Codable {
+public struct Memory: Sendable, Equatable {
     public let id: UInt64
     public let owner: Username
     public var title: String
@@ -14,9 +14,9 @@ public struct Memory: Sendable, Equatable, Codable {
     /// offline compares to know which memories to read again.
     public var updatedAt: Int64
     /// Sorted by `MemoryPoint.precedes`.
-    public private(set) var points: [MemoryPoint] = []
+    public internal(set) var points: [MemoryPoint] = []
     /// The id the next point gets.
-    public private(set) var nextPointID: UInt64 = 1
+    public internal(set) var nextPointID: UInt64 = 1
 
     public init(
         id: UInt64, owner: Username, title: String, date: String, placeName: String, position: MemoryPosition?, createdAt: Int64

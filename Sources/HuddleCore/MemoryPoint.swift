@@ -1,6 +1,6 @@
 /// One moment of a memory: when, where, a note and the photos taken (by hash). Its `id` is
 /// unique within its memory and never reused there.
-public struct MemoryPoint: Sendable, Equatable, Codable {
+public struct MemoryPoint: Sendable, Equatable {
     public let id: UInt64
     /// Milliseconds since the Unix epoch: the moment the point is about.
     public var time: Int64

@@ -1,7 +1,7 @@
 /// Where a memory or a memory point was: degrees of latitude (−90…90) and longitude
 /// (−180…180), WGS 84 as phones report them. Kept as the client sent it (no rounding), so a
 /// client reads back exactly the number it wrote.
-public struct MemoryPosition: Sendable, Equatable, Codable {
+public struct MemoryPosition: Sendable, Equatable {
     public var latitude: Double
     public var longitude: Double
 

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Who may read which photo (durable): a photo is named by the SHA-256 of its bytes, and its
 /// owners are the users who uploaded those bytes. Content addressing means two users who upload
 /// the same bytes share one file and both own it; neither learns of the other.
@@ -46,31 +48,24 @@ public struct PhotoOwnership: Sendable, Equatable {
     }
 }
 
-extension PhotoOwnership: Codable {
-    private struct Record: Codable {
-        var hash: String
-        var size: Int
-        var owners: [Username]
-    }
-
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd {
-            let record = try container.decode(Record.self)
-            guard byHash[record.hash] == nil, PhotoHash.isValid(record.hash), record.size > 0, !record.owners.isEmpty,
-                  Set(record.owners).count == record.owners.count
-            else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "photo \(record.hash) is repeated or malformed")
-            }
-            for owner in record.owners { add(owner, record.hash, size: record.size) }
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        for hash in byHash.keys.sorted() {
+/// `{hash, size, owners}` objects by hash, owners sorted.
+extension PhotoOwnership: PersistedValue {
+    var persisted: JSONValue {
+        .array(byHash.keys.sorted().map { hash in
             let photo = byHash[hash]!
-            try container.encode(Record(hash: hash, size: photo.size, owners: photo.owners.sorted()))
+            return .record([("hash", hash.persisted), ("size", photo.size.persisted), ("owners", photo.owners.sorted().persisted)])
+        })
+    }
+
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        for f in try PersistedFields.objects(persisted, "Photo") {
+            let hash: String = try f("hash")
+            let size: Int = try f("size")
+            let owners: [Username] = try f("owners")
+            guard byHash[hash] == nil, PhotoHash.isValid(hash), size > 0, !owners.isEmpty, Set(owners).count == owners.count else {
+                throw RecordDecodingError("photo \(hash) is repeated or malformed")
+            }
+            for owner in owners { add(owner, hash, size: size) }
         }
     }
 }

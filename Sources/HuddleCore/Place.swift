@@ -1,6 +1,6 @@
 /// One of a user's places (protocol.md, "Places and location"): a circle on the Earth with a
 /// label. Only its owner ever sees the coordinates; friends see the label.
-public struct Place: Sendable, Equatable, Codable {
+public struct Place: Sendable, Equatable {
     /// Unique among the owner's places, from the owner's own counter (`UserPlaces.nextID`); never
     /// reused, so a stale `region` event cannot land on a newer place.
     public var id: UInt64

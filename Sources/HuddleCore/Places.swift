@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Every user's places and decided location (durable), by user.
 ///
 /// Coded as a list sorted by user, so equal states encode to equal bytes.
@@ -23,26 +25,14 @@ public struct Places: Sendable, Equatable {
     }
 }
 
-extension Places: Codable {
-    private struct Entry: Codable {
-        var user: Username
-        var places: UserPlaces
-    }
+/// `{user, places}` objects by user.
+extension Places: PersistedValue {
+    var persisted: JSONValue { .array(byUser.keys.sorted().map { .record([("user", $0.persisted), ("places", byUser[$0]!.persisted)]) }) }
 
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd {
-            let entry = try container.decode(Entry.self)
-            guard byUser.updateValue(entry.places, forKey: entry.user) == nil else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "places of \(entry.user) appear twice")
-            }
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        for user in byUser.keys.sorted() {
-            try container.encode(Entry(user: user, places: byUser[user]!))
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        for f in try PersistedFields.objects(persisted, "PlacesEntry") {
+            let user: Username = try f("user")
+            guard byUser.updateValue(try f("places"), forKey: user) == nil else { throw RecordDecodingError("places of \(user) appear twice") }
         }
     }
 }

@@ -1,5 +1,5 @@
 /// One message of a channel, as delivered live and returned by recovery and history.
-public struct Publication: Sendable, Equatable, Codable {
+public struct Publication: Sendable, Equatable {
     public var channel: String
     public var epoch: String
     public var offset: UInt64

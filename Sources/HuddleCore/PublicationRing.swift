@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// A channel's retained publications, oldest first, in a growable ring: appending and trimming
 /// the oldest are O(1), so trimming history by count on every publish costs nothing.
 ///
@@ -73,16 +75,11 @@ extension PublicationRing: Equatable {
     }
 }
 
-extension PublicationRing: Codable {
-    init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        var elements: [RetainedPublication] = []
-        while !container.isAtEnd { elements.append(try container.decode(RetainedPublication.self)) }
-        self.init(elements)
-    }
+/// The publications oldest first.
+extension PublicationRing: PersistedValue {
+    var persisted: JSONValue { .array((0..<count).map { self[$0].persisted }) }
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        for index in 0..<count { try container.encode(self[index]) }
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        self.init(try [RetainedPublication](persisted: persisted))
     }
 }

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// How far each user has read each chat room (durable): the offset of the newest publication
 /// they have seen. Unread counts and the badge are the distance to the channel's last offset.
 ///
@@ -25,32 +27,25 @@ public struct ReadMarkers: Sendable, Equatable {
     }
 }
 
-extension ReadMarkers: Codable {
-    private struct Marker: Codable {
-        var user: Username
-        var channel: String
-        var offset: UInt64
-    }
-
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd {
-            let marker = try container.decode(Marker.self)
-            guard offsetsByUser[marker.user]?[marker.channel] == nil else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "read marker of \(marker.user) in \(marker.channel) appears twice")
-            }
-            offsetsByUser[marker.user, default: [:]][marker.channel] = marker.offset
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
+/// `{user, channel, offset}` objects, by user, then channel.
+extension ReadMarkers: PersistedValue {
+    var persisted: JSONValue {
+        var markers: [JSONValue] = []
         for user in offsetsByUser.keys.sorted() {
-            let markers = offsetsByUser[user]!
-            for channel in markers.keys.sorted() {
-                try container.encode(Marker(user: user, channel: channel, offset: markers[channel]!))
+            let offsets = offsetsByUser[user]!
+            for channel in offsets.keys.sorted() {
+                markers.append(.record([("user", user.persisted), ("channel", channel.persisted), ("offset", offsets[channel]!.persisted)]))
             }
+        }
+        return .array(markers)
+    }
+
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        for f in try PersistedFields.objects(persisted, "ReadMarker") {
+            let user: Username = try f("user")
+            let channel: String = try f("channel")
+            guard offsetsByUser[user]?[channel] == nil else { throw RecordDecodingError("read marker of \(user) in \(channel) appears twice") }
+            offsetsByUser[user, default: [:]][channel] = try f("offset")
         }
     }
 }

@@ -1,6 +1,6 @@
 /// A publication as a channel keeps it: its channel name, epoch and offset are implied by where
 /// it is stored, so neither memory nor snapshots repeat them.
-struct RetainedPublication: Sendable, Equatable, Codable {
+struct RetainedPublication: Sendable, Equatable {
     var type: String
     var from: Username?
     var data: String

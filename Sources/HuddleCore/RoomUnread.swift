@@ -1,6 +1,6 @@
 /// One chat room in the `unread` answer: its newest offset, how far the user read, and the
 /// difference.
-public struct RoomUnread: Sendable, Equatable, Codable {
+public struct RoomUnread: Sendable, Equatable {
     public var channel: String
     public var offset: UInt64
     public var read: UInt64

@@ -1,5 +1,7 @@
+import HuddleProtocol
+
 /// An open session: who it authenticates and until when. Keyed by the SHA-256 of its token.
-public struct SessionRecord: Sendable, Equatable, Codable {
+public struct SessionRecord: Sendable, Equatable {
     public var tokenHash: [UInt8]
     public var username: Username
     public var expiresAt: Int64
@@ -61,20 +63,14 @@ public struct Sessions: Sendable, Equatable {
     }
 }
 
-extension Sessions: Codable {
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd {
-            let session = try container.decode(SessionRecord.self)
-            guard byTokenHash[session.tokenHash] == nil else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a session appears twice")
-            }
+/// Sessions in token-hash order.
+extension Sessions: PersistedValue {
+    var persisted: JSONValue { .array(byTokenHash.keys.sorted(by: Self.precedes).map { byTokenHash[$0]!.persisted }) }
+
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        for session in try [SessionRecord](persisted: persisted) {
+            guard byTokenHash[session.tokenHash] == nil else { throw RecordDecodingError("a session appears twice") }
             insert(session)
         }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        for tokenHash in byTokenHash.keys.sorted(by: Self.precedes) { try container.encode(byTokenHash[tokenHash]!) }
     }
 }

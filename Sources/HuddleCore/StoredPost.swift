@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// One post as the durable state keeps it: its content, who likes it and its comments.
 ///
 /// Likes are a set of usernames, so a user's like counts once however often it is sent.
@@ -49,44 +51,26 @@ public struct StoredPost: Sendable, Equatable {
     }
 }
 
-extension StoredPost: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case id, author, text, activity, at, time, likers, comments, lastCommentID
+/// Likers sorted, so equal posts encode to equal bytes whatever the set's hash seed.
+extension StoredPost: PersistedValue {
+    var persisted: JSONValue {
+        .record([
+            ("id", id.persisted), ("author", author.persisted), ("text", text.persisted), ("activity", activity?.persisted), ("at", at?.persisted),
+            ("time", time.persisted), ("likers", likers.sorted().persisted), ("comments", comments.persisted), ("lastCommentID", lastCommentID.persisted),
+        ])
     }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(UInt64.self, forKey: .id)
-        author = try container.decode(Username.self, forKey: .author)
-        text = try container.decode(String.self, forKey: .text)
-        activity = try container.decodeIfPresent(String.self, forKey: .activity)
-        at = try container.decodeIfPresent(Int64.self, forKey: .at)
-        time = try container.decode(Int64.self, forKey: .time)
-        let likerList = try container.decode([Username].self, forKey: .likers)
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        let f = try PersistedFields(persisted, "StoredPost")
+        self.init(id: try f("id"), author: try f("author"), text: try f("text"), activity: try f.optional("activity"), at: try f.optional("at"), time: try f("time"))
+        let likerList: [Username] = try f("likers")
         likers = Set(likerList)
-        guard likers.count == likerList.count else {
-            throw DecodingError.dataCorruptedError(forKey: .likers, in: container, debugDescription: "a like of post \(id) appears twice")
-        }
-        comments = try container.decode([FeedComment].self, forKey: .comments)
-        lastCommentID = try container.decode(UInt64.self, forKey: .lastCommentID)
+        guard likers.count == likerList.count else { throw RecordDecodingError("a like of post \(id) appears twice") }
+        comments = try f("comments")
+        lastCommentID = try f("lastCommentID")
         let ascending = zip(comments, comments.dropFirst()).allSatisfy { $0.id < $1.id }
         guard ascending, comments.count <= Feed.maxCommentsPerPost, (comments.last?.id ?? 0) <= lastCommentID else {
-            throw DecodingError.dataCorruptedError(
-                forKey: .comments, in: container, debugDescription: "the comments of post \(id) are out of order, too many or past its counter")
+            throw RecordDecodingError("the comments of post \(id) are out of order, too many or past its counter")
         }
-    }
-
-    /// Likers sorted, so equal posts encode to equal bytes whatever the set's hash seed.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(author, forKey: .author)
-        try container.encode(text, forKey: .text)
-        try container.encodeIfPresent(activity, forKey: .activity)
-        try container.encodeIfPresent(at, forKey: .at)
-        try container.encode(time, forKey: .time)
-        try container.encode(likers.sorted(), forKey: .likers)
-        try container.encode(comments, forKey: .comments)
-        try container.encode(lastCommentID, forKey: .lastCommentID)
     }
 }

@@ -1,5 +1,5 @@
 /// What a client is told about an account (protocol.md: the `user` object).
-public struct UserInfo: Sendable, Equatable, Codable {
+public struct UserInfo: Sendable, Equatable {
     public var username: Username
     public var email: String
 

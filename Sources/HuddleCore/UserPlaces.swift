@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// One user's places and decided location (durable).
 public struct UserPlaces: Sendable, Equatable {
     /// Sorted by id; at most `PlaceRules.maxPlacesPerUser`.
@@ -28,27 +30,18 @@ public struct UserPlaces: Sendable, Equatable {
     }
 }
 
-extension UserPlaces: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case places, nextID, location
-    }
+/// Refuses what `handle` never makes, so a damaged snapshot fails loudly instead of breaking the
+/// rules later: unsorted or repeated ids, an id the counter would hand out again.
+extension UserPlaces: PersistedValue {
+    var persisted: JSONValue { .record([("places", places.persisted), ("nextID", nextID.persisted), ("location", location.persisted)]) }
 
-    /// Refuses what `handle` never makes, so a damaged snapshot fails loudly instead of
-    /// breaking the rules later: unsorted or repeated ids, an id the counter would hand out again.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        places = try container.decode([Place].self, forKey: .places)
-        nextID = try container.decode(UInt64.self, forKey: .nextID)
-        location = try container.decode(LocationState.self, forKey: .location)
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        let f = try PersistedFields(persisted, "UserPlaces")
+        places = try f("places")
+        nextID = try f("nextID")
+        location = try f("location")
         guard zip(places, places.dropFirst()).allSatisfy({ $0.id < $1.id }), places.allSatisfy({ $0.id < nextID }) else {
-            throw DecodingError.dataCorruptedError(forKey: .places, in: container, debugDescription: "place ids unsorted, repeated or not below nextID")
+            throw RecordDecodingError("place ids unsorted, repeated or not below nextID")
         }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(places, forKey: .places)
-        try container.encode(nextID, forKey: .nextID)
-        try container.encode(location, forKey: .location)
     }
 }

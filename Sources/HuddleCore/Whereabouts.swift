@@ -1,6 +1,6 @@
 /// What anyone allowed may know of a user's location: the decided place's label (or
 /// `unknown`, `traveling`) and since when — never a coordinate.
-public struct Whereabouts: Sendable, Equatable, Codable {
+public struct Whereabouts: Sendable, Equatable {
     public static let unknownLabel = "unknown"
     public static let travelingLabel = "traveling"
 

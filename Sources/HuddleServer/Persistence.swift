@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import HuddleCore
 import HuddleIO
 import HuddleStore
@@ -33,22 +33,6 @@ final class Persistence: @unchecked Sendable {
     /// The shutdown left the snapshot thread working (a snapshot it gave up, or a periodic one
     /// still running): `close` does not wait for it.
     private var snapshotThreadBusyAtExit = false
-
-    /// Equal states must give equal bytes (HuddleCore sorts its collections; keys too).
-    /// One encoder per thread that encodes: this one is the core thread's.
-    private static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }
-    private let commandEncoder = Persistence.makeEncoder()
-
-    /// A snapshot's payload: the durable state, versioned so the format can evolve.
-    private struct SnapshotPayload: Codable {
-        var format: Int
-        var state: CoreDurableState
-    }
-    private static let snapshotFormat = 1
 
     /// Opens the data directory (created if missing) and rebuilds the core from it: the newest
     /// valid snapshot, then every logged command after it. A torn final record is cut off (and
@@ -102,11 +86,10 @@ final class Persistence: @unchecked Sendable {
     private static func replay(_ log: WriteAheadLog, after sequence: UInt64, into core: HuddleCore) throws -> Int {
         let reader = try log.records(after: sequence)
         var count = 0
-        let decoder = JSONDecoder()
         while let record = try reader.next() {
             let command: CoreCommand
             do {
-                command = try decoder.decode(CoreCommand.self, from: Data(record.payload))
+                command = try CoreCommand(logRecord: record.payload)
             } catch {
                 throw ConfigurationError("log record \(record.sequence) is not a command this version understands: \(error)")
             }
@@ -116,12 +99,13 @@ final class Persistence: @unchecked Sendable {
         return count
     }
 
+    /// The state in a snapshot of any format this version reads (`PersistedRecord`).
     private static func decodeSnapshot(_ payload: [UInt8]) throws -> CoreDurableState {
-        let decoded = try JSONDecoder().decode(SnapshotPayload.self, from: Data(payload))
-        guard decoded.format == snapshotFormat else {
-            throw ConfigurationError("snapshot format \(decoded.format) is not one this version reads (\(snapshotFormat))")
+        do {
+            return try CoreDurableState(snapshotPayload: payload)
+        } catch {
+            throw ConfigurationError("the snapshot is not a state this version understands: \(error)")
         }
-        return decoded.state
     }
 
     // MARK: Logging commands
@@ -129,8 +113,7 @@ final class Persistence: @unchecked Sendable {
     /// Appends one core turn's commands as one batch and makes them as durable as the fsync
     /// policy says, before any reply of the turn is sent.
     func append(_ commands: [CoreCommand]) throws {
-        let records = try commands.map { Array(try commandEncoder.encode($0)) }
-        try log.append(records)
+        try log.append(commands.map(\.logRecord))
         try log.syncIfDue()
     }
 
@@ -197,8 +180,7 @@ final class Persistence: @unchecked Sendable {
         snapshotThread.execute {
             let started = MonotonicClock.milliseconds()
             let outcome: Result<SnapshotWriteResult, any Error> = Result {
-                let payload = try Self.makeEncoder().encode(SnapshotPayload(format: Self.snapshotFormat, state: state))
-                return try snapshots.write(payload: Array(payload), lastSequence: sequence)
+                try snapshots.write(payload: state.snapshotPayload, lastSequence: sequence)
             }
             let elapsed = MonotonicClock.milliseconds() - started
             coreLoop.execute { [self] in
@@ -262,8 +244,7 @@ final class Persistence: @unchecked Sendable {
         snapshotThread.execute {
             guard attempt.continuing else { return }
             attempt.finish(Result {
-                let payload = try Self.makeEncoder().encode(SnapshotPayload(format: Self.snapshotFormat, state: state))
-                return try snapshots.write(payload: Array(payload), lastSequence: sequence, continuing: { attempt.continuing })
+                try snapshots.write(payload: state.snapshotPayload, lastSequence: sequence, continuing: { attempt.continuing })
             })
         }
         let milliseconds = { MonotonicClock.milliseconds() - started }

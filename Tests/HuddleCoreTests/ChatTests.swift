@@ -61,7 +61,7 @@ import Testing
         _ = send(harness, alice, "1", clientID: "a")
         _ = send(harness, alice, "2", clientID: "b")
         // Still kept, and still kept after a snapshot round trip: a retry stores nothing.
-        let restored = CoreHarness(core: HuddleCore(configuration: configuration, restoring: try JSONDecoderForTests.roundTrip(harness.core.durableState)))
+        let restored = CoreHarness(core: HuddleCore(configuration: configuration, restoring: try RecordCoding.roundTrip(harness.core.durableState)))
         let again = restored.connectSignedIn(with: NewSession(tokenHash: CoreHarness.tokenHash(1), expiresAt: .max))
         #expect(restored.handle(.publish(again, requestID: "p", channel: "chat:alice~bob", type: "message", data: "1", clientID: "a")).commands.isEmpty)
         _ = send(harness, alice, "3", clientID: "c")

@@ -217,8 +217,7 @@ import Testing
         let replica = HuddleCore(configuration: Self.configuration)
         let cut = harness.log.count / 2
         for command in harness.log[..<cut] { replica.apply(command) }
-        let snapshot = try JSONEncoder().encode(replica.durableState)
-        let restored = HuddleCore(configuration: Self.configuration, restoring: try JSONDecoder().decode(CoreDurableState.self, from: snapshot))
+        let restored = HuddleCore(configuration: Self.configuration, restoring: try RecordCoding.roundTrip(replica.durableState))
         for command in harness.log[cut...] { restored.apply(command) }
         #expect(restored.durableState == harness.core.durableState)
     }
@@ -226,7 +225,7 @@ import Testing
     @Test func theStateSurvivesACodableRoundTrip() throws {
         let (harness, states) = Self.runScenario()
         for state in [CoreDurableState(), states[states.count / 3], harness.core.durableState] {
-            let decoded = try JSONDecoder().decode(CoreDurableState.self, from: JSONEncoder().encode(state))
+            let decoded = try RecordCoding.roundTrip(state)
             #expect(decoded == state)
         }
     }
@@ -246,13 +245,11 @@ import Testing
         }
         let forward = build(Array(0..<200))
         let backward = build((0..<200).reversed())
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         // Channel epochs depend on creation order, so compare the parts that do not.
-        #expect(try encoder.encode(forward.durableState.accounts) == encoder.encode(backward.durableState.accounts))
-        #expect(try encoder.encode(forward.durableState.sessions) == encoder.encode(backward.durableState.sessions))
-        let restored = try JSONDecoder().decode(CoreDurableState.self, from: encoder.encode(forward.durableState))
-        #expect(try encoder.encode(restored) == encoder.encode(forward.durableState))
+        #expect(RecordCoding.json(forward.durableState.accounts) == RecordCoding.json(backward.durableState.accounts))
+        #expect(RecordCoding.json(forward.durableState.sessions) == RecordCoding.json(backward.durableState.sessions))
+        let restored = try RecordCoding.roundTrip(forward.durableState)
+        #expect(restored.snapshotPayload == forward.durableState.snapshotPayload)
     }
 
     @Test func aRestoredCoreCarriesOn() throws {
@@ -260,9 +257,7 @@ import Testing
         let (alice, session) = harness.signUp("alice")
         let epoch = harness.publish(alice, "room:lobby").replies[0].epoch!
         harness.publish(alice, "room:lobby")
-        let snapshot = try JSONEncoder().encode(harness.core.durableState)
-
-        let restored = CoreHarness(core: HuddleCore(restoring: try JSONDecoder().decode(CoreDurableState.self, from: snapshot)))
+        let restored = CoreHarness(core: HuddleCore(restoring: try RecordCoding.roundTrip(harness.core.durableState)))
         restored.time = harness.time + 1_000
         let connection = restored.connectSignedIn(with: session)
         #expect(restored.subscribe(connection, "room:lobby", since: ChannelPosition(epoch: epoch, offset: 1))
@@ -290,9 +285,9 @@ import Testing
         let user = #"{"username":"alice","email":"a@b.co","credentials":{"salt":[],"hash":[],"iterations":1},"createdAt":1}"#
         let duplicateUser = #"{"accounts":[\#(user),\#(user)],"sessions":[],"channels":{"createdCount":0,"channels":[]}}"#
         let valid = #"{"accounts":[\#(user)],"sessions":[],"channels":{"createdCount":0,"channels":[]}}"#
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(CoreDurableState.self, from: Data(tooManyPublications.utf8)) }
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(CoreDurableState.self, from: Data(duplicateUser.utf8)) }
-        #expect(throws: Never.self) { try JSONDecoder().decode(CoreDurableState.self, from: Data(valid.utf8)) }
+        #expect(throws: RecordDecodingError.self) { try RecordCoding.state(tooManyPublications) }
+        #expect(throws: RecordDecodingError.self) { try RecordCoding.state(duplicateUser) }
+        #expect(throws: Never.self) { try RecordCoding.state(valid) }
         let channels = #""channels":{"createdCount":0,"channels":[]}"#
         let request = #"{"from":"alice","to":"bob","message":"","time":1}"#
         let repeatedFriendship = #"{"accounts":[],"sessions":[],\#(channels),"friendships":{"friendships":[["a","b"],["a","b"]],"requests":[]}}"#
@@ -300,7 +295,7 @@ import Testing
         let repeatedRequest = #"{"accounts":[],"sessions":[],\#(channels),"friendships":{"friendships":[],"requests":[\#(request),\#(request)]}}"#
         let requestBetweenFriends = #"{"accounts":[],"sessions":[],\#(channels),"friendships":{"friendships":[["alice","bob"]],"requests":[\#(request)]}}"#
         for corrupt in [repeatedFriendship, unorderedFriendship, repeatedRequest, requestBetweenFriends] {
-            #expect(throws: DecodingError.self) { try JSONDecoder().decode(CoreDurableState.self, from: Data(corrupt.utf8)) }
+            #expect(throws: RecordDecodingError.self) { try RecordCoding.state(corrupt) }
         }
     }
 }
@@ -324,27 +319,25 @@ import Testing
 
     @Test func commandsRoundTrip() throws {
         for command in Self.commands {
-            #expect(try JSONDecoder().decode(CoreCommand.self, from: JSONEncoder().encode(command)) == command)
+            #expect(try RecordCoding.roundTrip(command) == command)
         }
     }
 
     /// The log stores these names: renaming a case or label breaks every existing log.
     @Test func theLoggedFieldNamesAreStable() throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let publish = String(decoding: try encoder.encode(Self.commands[4]), as: UTF8.self)
+        let publish = RecordCoding.json(Self.commands[4])
         #expect(publish == #"{"publish":{"channel":"room:lobby","data":"{\"text\":\"hi\"}","from":"alice","time":5,"type":"message"}}"#)
-        let revoke = String(decoding: try encoder.encode(Self.commands[2]), as: UTF8.self)
+        let revoke = RecordCoding.json(Self.commands[2])
         #expect(revoke == #"{"revokeSessions":{"time":3,"tokenHashes":[[1,2],[3]],"username":"alice"}}"#)
-        let openSession = String(decoding: try encoder.encode(Self.commands[1]), as: UTF8.self)
+        let openSession = RecordCoding.json(Self.commands[1])
         #expect(openSession == #"{"openSession":{"session":{"expiresAt":20,"tokenHash":[3]},"time":2,"username":"alice"}}"#)
-        let request = String(decoding: try encoder.encode(Self.commands[6]), as: UTF8.self)
+        let request = RecordCoding.json(Self.commands[6])
         #expect(request == #"{"sendFriendRequest":{"from":"alice","message":"hi","time":7,"to":"bob"}}"#)
-        let once = String(decoding: try encoder.encode(Self.commands[10]), as: UTF8.self)
+        let once = RecordCoding.json(Self.commands[10])
         #expect(once == #"{"publishWithClientID":{"channel":"chat:alice~bob","clientID":"m-1","data":"1","from":"alice","time":11,"type":"message"}}"#)
-        let read = String(decoding: try encoder.encode(Self.commands[11]), as: UTF8.self)
+        let read = RecordCoding.json(Self.commands[11])
         #expect(read == #"{"markRead":{"channel":"chat:alice~bob","offset":3,"time":12,"user":"bob"}}"#)
-        let remove = String(decoding: try encoder.encode(Self.commands[9]), as: UTF8.self)
+        let remove = RecordCoding.json(Self.commands[9])
         #expect(remove == #"{"removeFriend":{"friend":"alice","time":10,"user":"bob"}}"#)
     }
 }

@@ -280,7 +280,7 @@ import Testing
         #expect(kinds == ["createPost", "like", "unlike", "addComment", "deletePost", "other"])
 
         #expect(harness.replayed().durableState == harness.core.durableState)
-        let decoded = try JSONDecoderForTests.roundTrip(harness.core.durableState)
+        let decoded = try RecordCoding.roundTrip(harness.core.durableState)
         #expect(decoded == harness.core.durableState)
         #expect(decoded.feed[first]?.likers == ["alice"] && decoded.feed[first]?.comments.map(\.text) == ["yes", "see you"])
         #expect(decoded.feed[first]?.activity == "Gym" && decoded.feed[second]?.activity == nil)
@@ -306,21 +306,19 @@ import Testing
             return core.durableState
         }
         let names = (0..<50).map { "user\($0)" }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        #expect(try encoder.encode(build(names).feed) == encoder.encode(build(names.reversed()).feed))
+        #expect(RecordCoding.json(build(names).feed) == RecordCoding.json(build(names.reversed()).feed))
     }
 
     @Test func snapshotsWithoutAFeedLoadAndCorruptFeedsAreRefused() throws {
         let channels = #""channels":{"createdCount":0,"channels":[]}"#
         let old = #"{"accounts":[],"sessions":[],\#(channels)}"#
-        #expect(try JSONDecoder().decode(CoreDurableState.self, from: Data(old.utf8)).feed == Feed())
-        func state(_ feed: String) -> Data { Data(#"{"accounts":[],"sessions":[],\#(channels),"feed":\#(feed)}"#.utf8) }
+        #expect(try RecordCoding.state(old).feed == Feed())
+        func state(_ feed: String) throws -> CoreDurableState { try RecordCoding.state(#"{"accounts":[],"sessions":[],\#(channels),"feed":\#(feed)}"#) }
         func post(_ id: Int, likers: String = "[]", comments: String = "[]", last: Int = 0) -> String {
             #"{"id":\#(id),"author":"alice","text":"t","time":1,"likers":\#(likers),"comments":\#(comments),"lastCommentID":\#(last)}"#
         }
         let valid = #"{"lastPostID":2,"posts":[\#(post(1)),\#(post(2, likers: #"["bob"]"#))]}"#
-        #expect(try JSONDecoder().decode(CoreDurableState.self, from: state(valid)).feed.postIDs(of: "alice") == [1, 2])
+        #expect(try state(valid).feed.postIDs(of: "alice") == [1, 2])
         let comment = { (id: Int) in #"{"id":\#(id),"author":"bob","text":"c","time":1}"# }
         for corrupt in [
             #"{"lastPostID":2,"posts":[\#(post(1)),\#(post(1))]}"#,
@@ -330,14 +328,12 @@ import Testing
             #"{"lastPostID":1,"posts":[\#(post(1, comments: "[\(comment(2)),\(comment(1))]", last: 2))]}"#,
             #"{"lastPostID":1,"posts":[\#(post(1, comments: "[\(comment(3))]", last: 2))]}"#,
         ] {
-            #expect(throws: DecodingError.self) { try JSONDecoder().decode(CoreDurableState.self, from: state(corrupt)) }
+            #expect(throws: RecordDecodingError.self) { try state(corrupt) }
         }
     }
 
     /// The log stores these names: renaming a case or label breaks every existing log.
     @Test func theLoggedFeedCommandsKeepTheirFieldNames() throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         let expectations: [(CoreCommand, String)] = [
             (.createPost(id: 1, author: "alice", text: "hi", activity: "Gym", at: 5, time: 2),
              #"{"createPost":{"activity":"Gym","at":5,"author":"alice","id":1,"text":"hi","time":2}}"#),
@@ -348,8 +344,8 @@ import Testing
             (.deletePost(post: 1, author: "alice", time: 6), #"{"deletePost":{"author":"alice","post":1,"time":6}}"#),
         ]
         for (command, json) in expectations {
-            #expect(String(decoding: try encoder.encode(command), as: UTF8.self) == json)
-            #expect(try JSONDecoder().decode(CoreCommand.self, from: Data(json.utf8)) == command)
+            #expect(RecordCoding.json(command) == json)
+            #expect(try RecordCoding.command(json) == command)
         }
     }
 }

@@ -161,7 +161,7 @@ import Testing
         _ = request(harness, carol, "alice")
         harness.handle(.answerFriendRequest(bob, requestID: "a", user: "alice", accept: true))
         #expect(harness.replayed().durableState == harness.core.durableState)
-        let decoded = try JSONDecoderForTests.roundTrip(harness.core.durableState)
+        let decoded = try RecordCoding.roundTrip(harness.core.durableState)
         #expect(decoded == harness.core.durableState)
         #expect(decoded.friendships.incomingRequests(of: "bob").map(\.from) == ["carol"])
     }

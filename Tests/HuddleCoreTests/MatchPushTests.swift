@@ -57,7 +57,7 @@ import Testing
         harness.handle(.connectionClosed(alice))
         #expect(pushes(harness.handle(.activityOff(phone, requestID: "off", activity: "Coffee"))).isEmpty)
 
-        let decoded = try JSONDecoderForTests.roundTrip(harness.core.durableState)
+        let decoded = try RecordCoding.roundTrip(harness.core.durableState)
         #expect(decoded == harness.core.durableState)
         #expect(harness.replayed().durableState == harness.core.durableState, "pushes leave nothing in the log")
     }

@@ -305,15 +305,15 @@ import Testing
         let state = harness.core.durableState
         #expect(state.memories[memory.id]?.points.first?.position == MemoryPosition(latitude: 0, longitude: 1e-5), "-0 kept as 0")
         #expect(harness.replayed().durableState == state)
-        let decoded = try JSONDecoderForTests.roundTrip(state)
+        let decoded = try RecordCoding.roundTrip(state)
         #expect(decoded == state)
         #expect(decoded.memories.nextID == state.memories.nextID && decoded.memories.memories(of: "bob").count == 1)
         for command in harness.log {
-            #expect(try JSONDecoder().decode(CoreCommand.self, from: JSONEncoder().encode(command)) == command)
+            #expect(try RecordCoding.roundTrip(command) == command)
         }
 
         let old = #"{"accounts":[],"sessions":[],"channels":{"createdCount":0,"channels":[]}}"#
-        let loaded = try JSONDecoder().decode(CoreDurableState.self, from: Data(old.utf8))
+        let loaded = try RecordCoding.state(old)
         #expect(loaded.memories.count == 0 && loaded.photos.count == 0)
     }
 
@@ -324,7 +324,7 @@ import Testing
         }
         let point = { (id: Int, time: Int) in #"{"id":\#(id),"time":\#(time),"placeName":"","note":"","photos":[]}"# }
         let valid = #"{\#(empty),"memories":{"nextID":3,"memories":[\#(memory(1, "[\(point(1, 5)),\(point(2, 6))]"))]}}"#
-        #expect(throws: Never.self) { try JSONDecoder().decode(CoreDurableState.self, from: Data(valid.utf8)) }
+        #expect(throws: Never.self) { try RecordCoding.state(valid) }
         let corrupt = [
             #"{\#(empty),"memories":{"nextID":3,"memories":[\#(memory(1, "[]")),\#(memory(1, "[]"))]}}"#,
             #"{\#(empty),"memories":{"nextID":1,"memories":[\#(memory(1, "[]"))]}}"#,
@@ -335,17 +335,15 @@ import Testing
             #"{\#(empty),"photos":[{"hash":"\#(Self.hash(1))","size":1,"owners":["a"]},{"hash":"\#(Self.hash(1))","size":1,"owners":["b"]}]}"#,
         ]
         for text in corrupt {
-            #expect(throws: DecodingError.self, "\(text)") { try JSONDecoder().decode(CoreDurableState.self, from: Data(text.utf8)) }
+            #expect(throws: RecordDecodingError.self, "\(text)") { try RecordCoding.state(text) }
         }
     }
 
     /// The log stores these names: renaming a case or label breaks every existing log.
     @Test func theLoggedFieldNamesAreStable() throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let text = { (command: CoreCommand) in String(decoding: try encoder.encode(command), as: UTF8.self) }
+        let text = { (command: CoreCommand) in RecordCoding.json(command) }
         #expect(try text(.createMemory(owner: "alice", id: 1, title: "t", date: "2025-01-01", placeName: "p", position: MemoryPosition(latitude: 1.5, longitude: -2), time: 9))
-            == #"{"createMemory":{"date":"2025-01-01","id":1,"owner":"alice","placeName":"p","position":{"latitude":1.5,"longitude":-2},"time":9,"title":"t"}}"#)
+            == #"{"createMemory":{"date":"2025-01-01","id":1,"owner":"alice","placeName":"p","position":{"latitude":1.5,"longitude":-2.0},"time":9,"title":"t"}}"#)
         #expect(try text(.deleteMemory(owner: "alice", id: 1, time: 9)) == #"{"deleteMemory":{"id":1,"owner":"alice","time":9}}"#)
         #expect(try text(.putMemoryPoint(owner: "alice", memory: 1, point: MemoryPoint(id: 2, time: 3, position: nil, placeName: "", note: "n", photos: ["h"]), time: 9))
             == #"{"putMemoryPoint":{"memory":1,"owner":"alice","point":{"id":2,"note":"n","photos":["h"],"placeName":"","time":3},"time":9}}"#)

@@ -56,11 +56,9 @@ import Testing
         var different = straight
         different.removeFirst()
         #expect(wrapped != different)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let encoded = try encoder.encode(wrapped)
-        #expect(try encoder.encode(straight) == encoded)
-        #expect(try JSONDecoder().decode(PublicationRing.self, from: encoded) == wrapped)
+        let encoded = RecordCoding.json(wrapped)
+        #expect(RecordCoding.json(straight) == encoded)
+        #expect(try RecordCoding.value(PublicationRing.self, encoded) == wrapped)
     }
 }
 

@@ -145,7 +145,7 @@ import Testing
         // A restart replays the log: equal state, and the badge the pushes promised is there.
         let replayed = harness.replayed()
         #expect(replayed.durableState == harness.core.durableState)
-        let decoded = try JSONDecoderForTests.roundTrip(harness.core.durableState)
+        let decoded = try RecordCoding.roundTrip(harness.core.durableState)
         #expect(decoded == harness.core.durableState)
         let restarted = CoreHarness(core: HuddleCore(restoring: decoded))
         let back = restarted.connectSignedIn(with: bobSession)
