@@ -86,6 +86,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
+        .testTarget(name: "HuddleIOTests", dependencies: ["HuddleIO", "CHuddleShims"]),
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
