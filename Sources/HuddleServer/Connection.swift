@@ -142,7 +142,7 @@ final class Connection: EventHandler, Flushable {
         }
     }
 
-    // MARK: The WebSocket's end
+    // MARK: Messages out
 
     /// Queues a data message (nothing once the WebSocket is closing).
     func send(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
@@ -152,63 +152,6 @@ final class Connection: EventHandler, Flushable {
     /// Queues a frame encoded once for many recipients.
     func sendShared(_ frame: SharedFrame) {
         if case .open(let session) = phase { session.sendShared(frame) }
-    }
-
-    /// Starts the close handshake from our side.
-    func close(_ code: WebSocketCloseCode, reason: String) {
-        guard case .open(let session) = phase else { return }
-        session.enqueueFrame(.close, WebSocketFrameWriter.closePayload(code: code, reason: reason))
-        enterClosing(session, shutdownAfterFlush: false)
-    }
-
-    /// Fails the connection (RFC 6455 §7.1.7): send the close frame, don't wait for an answer.
-    func fail(_ error: WebSocketError) {
-        context.logger.info("closing connection", metadata: ["peer": "\(peer)", "code": "\(error.closeCode.rawValue)", "reason": "\(error.reason)"])
-        guard let session else { return }
-        if isOpen { session.enqueueFrame(.close, WebSocketFrameWriter.closePayload(code: error.closeCode, reason: error.reason)) }
-        enterClosing(session, shutdownAfterFlush: true)
-        session.stopParsing()
-    }
-
-    /// The peer's close frame: echo its status code (RFC 6455 §5.5.1) if the close is the
-    /// peer's, then shut down once everything is written.
-    func closeFrameReceived(code: WebSocketCloseCode?) {
-        switch phase {
-        case .open(let session):
-            session.enqueueFrame(.close, code.map { WebSocketFrameWriter.closePayload(code: $0, reason: "") } ?? [])
-            enterClosing(session, shutdownAfterFlush: true)
-        case .closing(var closing):
-            closing.shutdownAfterFlush = true
-            phase = .closing(closing)
-            if queuedOutputBytes == 0 { shutDownOurSide() }
-        default:
-            break
-        }
-    }
-
-    /// Closed as a slow consumer (`WriteDeadline.slowConsumer`).
-    func closingAfterSlowConsumer() {
-        guard case .closing(var closing) = phase else { return }
-        closing.extendedByProgress = .slowConsumer
-        phase = .closing(closing)
-        deadline = context.loop.now + slowConsumerClosingTimeout
-    }
-
-    private var slowConsumerClosingTimeout: Int64 {
-        max(Self.closingTimeout, Int64(context.configuration.slowReaderTimeoutMilliseconds))
-    }
-
-    private func enterClosing(_ session: WebSocketSession, shutdownAfterFlush: Bool) {
-        var extendedByProgress: WriteDeadline?
-        if case .closing(let closing) = phase { extendedByProgress = closing.extendedByProgress }
-        phase = .closing(Closing(session: session, shutdownAfterFlush: shutdownAfterFlush, extendedByProgress: extendedByProgress))
-        // A held publisher reads again: the peer's close frame is what the close waits for.
-        if readingHeld {
-            readingHeld = false
-            updateInterest()
-        }
-        deadline = context.loop.now + Self.closingTimeout
-        session.detach()
     }
 
     // MARK: Input control
@@ -224,6 +167,13 @@ final class Connection: EventHandler, Flushable {
         guard isOpen, !readingHeld else { return }
         readingHeld = true
         context.metrics.loop(context.loop.index).publishersHeld.add(1, ordering: .relaxed)
+        updateInterest()
+    }
+
+    /// Closing: a held publisher reads again (its close frame is what the close waits for).
+    func stopHoldingReading() {
+        guard readingHeld else { return }
+        readingHeld = false
         updateInterest()
     }
 
@@ -261,10 +211,8 @@ final class Connection: EventHandler, Flushable {
     /// connection that queued something (so many messages leave in one system call), and again
     /// when the socket turns writable.
     func flush() {
-        switch phase {
-        case .closed, .tlsHandshake: return
-        default: break
-        }
+        if case .tlsHandshake = phase { return }
+        guard !isClosed else { return }
         let (end, wrote) = transport.flush()
         if wrote > 0 {
             lastWriteProgress = context.loop.now
@@ -301,7 +249,7 @@ final class Connection: EventHandler, Flushable {
         reportedQueuedBytes = queued
     }
 
-    private func shutDownOurSide() {
+    func shutDownOurSide() {
         transport.shutdownOutput()
         phase = .draining
         transport.discardQueue()
