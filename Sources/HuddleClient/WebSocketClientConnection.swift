@@ -37,29 +37,29 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
     public let url: ClientURL
     public let loop: EventLoop
     public let options: ClientConnectionOptions
-    public private(set) var state: State = .idle
+    public internal(set) var state: State = .idle
     /// The status of the server's answer to the upgrade once it arrived: 101, or the refusal
     /// (401, 404, 429, 503…) that a reconnect policy decides on.
-    public private(set) var handshakeStatus: Int?
+    public internal(set) var handshakeStatus: Int?
     /// What permessage-deflate agreed, nil when it is off.
-    public private(set) var compression: PerMessageDeflateParameters?
+    public internal(set) var compression: PerMessageDeflateParameters?
 
-    private var delegate: (any ClientConnectionDelegate)?
-    private var context: ClientLoopContext?
+    var delegate: (any ClientConnectionDelegate)?
+    var context: ClientLoopContext?
     /// The socket being connected; once connected it belongs to `transport`.
     private var fd: Int32 = -1
-    private var transport: Transport?
+    var transport: Transport?
     /// The addresses not tried yet while connecting (a name may resolve to IPv6 and IPv4).
     private var candidates: [SocketAddress] = []
     private var lastConnectError = ""
     /// Only while upgrading: our key, to check the server's accept value against.
-    private var handshakeKey: String?
-    private var responseParser: HTTPHeadParser?
-    private var reader: WebSocketMessageReader?
+    var handshakeKey: String?
+    var responseParser: HTTPHeadParser?
+    var reader: WebSocketMessageReader?
     /// True while `reader` runs: delegate calls made from inside it must not replace it.
     private var insideReader = false
     /// Only when the server keeps our compression context between messages.
-    private var privateDeflater: PerMessageDeflater?
+    var privateDeflater: PerMessageDeflater?
 
     private var closeSent = false
     private var closeReceived = false
@@ -224,18 +224,6 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
         }
     }
 
-    private func beginUpgrade() {
-        state = .upgrading
-        let key = WebSocketHandshake.makeKey()
-        handshakeKey = key
-        responseParser = HTTPHeadParser()
-        enqueue(WebSocketHandshake.clientRequest(
-            host: url.hostHeader, path: url.target, key: key,
-            extensionOffer: options.compression?.headerValue,
-            subprotocols: options.subprotocols, extraHeaders: options.headers))
-        transport?.updateInterest()
-    }
-
     // MARK: Events
 
     public func handleEvents(_ events: UInt32) {
@@ -280,62 +268,9 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
         }
     }
 
-    // MARK: The upgrade
-
-    private func consumeHandshake(_ bytes: UnsafeRawBufferPointer) {
-        let parsed: (head: HTTPResponseHead, consumed: Int)?
-        do {
-            parsed = try responseParser!.parseResponse(bytes)
-        } catch {
-            finish(code: nil, reason: "invalid HTTP response to the upgrade: \(error.reason)", clean: false)
-            return
-        }
-        guard let (head, consumed) = parsed else { return }
-        responseParser = nil
-        handshakeStatus = head.status
-        let key = handshakeKey ?? ""
-        handshakeKey = nil
-
-        let negotiated: (extensions: [String], subprotocol: String?)
-        do {
-            negotiated = try WebSocketHandshake.validateServerResponse(head, key: key, offeredSubprotocols: options.subprotocols)
-        } catch {
-            let reason = error.status == 101
-                ? "invalid upgrade response: \(error.reason)"
-                : "HTTP \(head.status)\(head.reason.isEmpty ? "" : " \(head.reason)"): \(error.reason)"
-            finish(code: nil, reason: reason, clean: false)
-            return
-        }
-        var inflater: (any WebSocketMessageInflater)?
-        do {
-            let answer = head.headers.values("Sec-WebSocket-Extensions")
-            if let offer = options.compression {
-                compression = try PerMessageDeflateNegotiation.acceptServerResponse(headerValues: answer, offer: offer)
-            } else if !negotiated.extensions.isEmpty {
-                throw WebSocketError(.protocolError, "server accepted extensions that were not offered")
-            }
-        } catch {
-            finish(code: nil, reason: "invalid upgrade response: \(error)", clean: false)
-            return
-        }
-        if let compression {
-            inflater = compression.serverNoContextTakeover
-                ? context!.sharedInflater
-                : PerMessageInflater(windowBits: compression.serverMaxWindowBits, noContextTakeover: false)
-        }
-        reader = WebSocketMessageReader(role: .client, maxMessageSize: options.maxMessageSize, inflater: inflater)
-        state = .open
-        clearDeadline()
-        delegate?.webSocketDidOpen(self, subprotocol: negotiated.subprotocol, extensions: negotiated.extensions)
-        // Frames the server sent right behind its 101 came in the same read.
-        if consumed < bytes.count, state == .open || state == .closing {
-            consumeFrames(UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
-        }
-    }
-
     // MARK: Frames in
 
-    private func consumeFrames(_ bytes: UnsafeRawBufferPointer) {
+    func consumeFrames(_ bytes: UnsafeRawBufferPointer) {
         guard reader != nil else { return }  // failed: input is discarded until the server's EOF
         insideReader = true
         do {
@@ -407,49 +342,7 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
         }
     }
 
-    // MARK: Frames out
-
-    private func send(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> Bool {
-        guard state == .open, queuedByteCount < options.maxOutboundBytes, let context else { return false }
-        let maskingKey = context.nextMaskingKey()
-        if let compression, payload.count >= PerMessageDeflater.minimumCompressibleSize {
-            let deflater: PerMessageDeflater
-            if compression.clientNoContextTakeover {
-                deflater = context.sharedDeflater(windowBits: compression.clientMaxWindowBits)
-            } else {
-                if privateDeflater == nil {
-                    privateDeflater = PerMessageDeflater(windowBits: compression.clientMaxWindowBits, noContextTakeover: false)
-                }
-                deflater = privateDeflater!
-            }
-            let compressed = deflater.compress(payload)
-            // Without context takeover the server's inflater keeps nothing of this message, so
-            // an incompressible payload (already compressed media, random bytes) may go as is.
-            if compression.clientNoContextTakeover && compressed.count >= payload.count {
-                transport?.appendToQueue { WebSocketFrameWriter.append(opcode: opcode, payload: payload, maskingKey: maskingKey, to: &$0) }
-            } else {
-                transport?.appendToQueue {
-                    WebSocketFrameWriter.append(opcode: opcode, payload: compressed, rsv1: true, maskingKey: maskingKey, to: &$0)
-                }
-            }
-        } else {
-            transport?.appendToQueue { WebSocketFrameWriter.append(opcode: opcode, payload: payload, maskingKey: maskingKey, to: &$0) }
-        }
-        context.markDirty(self)
-        return true
-    }
-
-    private func enqueueFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
-        guard let context, let transport else { return }
-        let maskingKey = context.nextMaskingKey()
-        transport.appendToQueue { WebSocketFrameWriter.append(opcode: opcode, payload: payload, maskingKey: maskingKey, to: &$0) }
-        context.markDirty(self)
-    }
-
-    private func enqueue(_ bytes: [UInt8]) {
-        transport?.enqueue(bytes)
-        context?.markDirty(self)
-    }
+    // MARK: Writing
 
     /// Writes as much of the queue as the socket takes: once per loop turn for every connection
     /// that queued something, and again when the socket turns writable.
@@ -480,7 +373,7 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
         context?.track(self)
     }
 
-    private func clearDeadline() {
+    func clearDeadline() {
         deadline = .max
         context?.untrack(self)
     }
@@ -508,7 +401,7 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
 
     /// The one way out: closes the socket, drops every buffer and reports the outcome decided
     /// earlier (a close frame, a failure) or else the one given here.
-    private func finish(code: WebSocketCloseCode?, reason: String, clean: Bool) {
+    func finish(code: WebSocketCloseCode?, reason: String, clean: Bool) {
         guard state != .closed else { return }
         let (code, reason, clean) = outcome ?? (code, reason, clean)
         state = .closed
