@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "HuddleChatTests", dependencies: ["huddle-chat", "HuddleClient", "HuddleProtocol"]),
         .testTarget(
             name: "HuddleServerTests",
-            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol", "HuddleClient", "ChildProcessExit"],
+            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleProtocol", "HuddleClient", "ChildProcessExit", "CHuddleShims"],
             exclude: ["Python"]
         ),
     ]
