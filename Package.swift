@@ -54,19 +54,17 @@ let package = Package(
         // redis:// and redis+sentinel:// URLs, master discovery through Sentinel.
         .target(name: "HuddleRedis", dependencies: ["CHiredis", "CHuddleShims", "HuddleIO"]),
         // The client library: WebSocket connections over HuddleIO (many per loop), TLS, deflate.
-        // CHuddleShims: WebSocketClientConnection's OpenSSL calls, until the transport is HuddleIO's.
-        .target(name: "HuddleClient", dependencies: ["CHuddleShims", "HuddleIO", "HuddleWebSocket", "HuddleProtocol"]),
+        .target(name: "HuddleClient", dependencies: ["HuddleIO", "HuddleWebSocket", "HuddleProtocol"]),
         // The version and the git commit every binary reports (--version, huddle_build_info).
         .target(name: "HuddleBuildInfo", plugins: ["BuildCommit"]),
         .plugin(name: "BuildCommit", capability: .buildTool()),
         // The web app and the JavaScript SDK's file, embedded as bytes (served at /app/ and /sdk/).
         .target(name: "HuddleWebApp", resources: [.embedInCode("Files")]),
         // Wires connections, endpoints and limits together.
-        // CHuddleShims: Connection's OpenSSL calls, until the transport is HuddleIO's.
         .target(
             name: "HuddleServer",
             dependencies: [
-                "CHuddleShims", "HuddleIO", "HuddleCrypto", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore",
+                "HuddleIO", "HuddleCrypto", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore",
                 "HuddleWebApp", "HuddleBuildInfo",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -105,8 +103,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "HuddleIOTests", dependencies: ["HuddleIO"]),
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
+        .testTarget(name: "HuddleIOTests", dependencies: ["HuddleIO", "CHuddleShims"]),
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"], exclude: ["Records/Golden"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
@@ -117,7 +115,7 @@ let package = Package(
         .testTarget(name: "HuddleChatTests", dependencies: ["huddle-chat", "HuddleClient", "HuddleProtocol"]),
         .testTarget(
             name: "HuddleServerTests",
-            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleCrypto", "HuddleProtocol", "HuddleClient", "ChildProcessExit"],
+            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleCrypto", "HuddleProtocol", "HuddleClient", "ChildProcessExit", "CHuddleShims"],
             exclude: ["Python", "Data"]
         ),
     ]

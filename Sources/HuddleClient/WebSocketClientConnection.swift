@@ -1,4 +1,3 @@
-import CHuddleShims
 import Glibc
 import HuddleIO
 import HuddleWebSocket
@@ -37,32 +36,30 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
     public let url: ClientURL
     public let loop: EventLoop
     public let options: ClientConnectionOptions
-    public private(set) var state: State = .idle
+    public internal(set) var state: State = .idle
     /// The status of the server's answer to the upgrade once it arrived: 101, or the refusal
     /// (401, 404, 429, 503…) that a reconnect policy decides on.
-    public private(set) var handshakeStatus: Int?
+    public internal(set) var handshakeStatus: Int?
     /// What permessage-deflate agreed, nil when it is off.
-    public private(set) var compression: PerMessageDeflateParameters?
+    public internal(set) var compression: PerMessageDeflateParameters?
 
-    private var delegate: (any ClientConnectionDelegate)?
-    private var context: ClientLoopContext?
+    var delegate: (any ClientConnectionDelegate)?
+    var context: ClientLoopContext?
+    /// The socket being connected; once connected it belongs to `transport`.
     private var fd: Int32 = -1
-    private var tls: TLSStream?
+    var transport: Transport?
     /// The addresses not tried yet while connecting (a name may resolve to IPv6 and IPv4).
     private var candidates: [SocketAddress] = []
     private var lastConnectError = ""
     /// Only while upgrading: our key, to check the server's accept value against.
-    private var handshakeKey: String?
-    private var responseParser: HTTPHeadParser?
-    private var reader: WebSocketMessageReader?
+    var handshakeKey: String?
+    var responseParser: HTTPHeadParser?
+    var reader: WebSocketMessageReader?
     /// True while `reader` runs: delegate calls made from inside it must not replace it.
     private var insideReader = false
     /// Only when the server keeps our compression context between messages.
-    private var privateDeflater: PerMessageDeflater?
+    var privateDeflater: PerMessageDeflater?
 
-    private var outbound: [UInt8] = []
-    private var outboundOffset = 0
-    private var registeredEvents: UInt32 = 0
     private var closeSent = false
     private var closeReceived = false
     /// Once the queue is written, shut our side (after failing the connection).
@@ -84,7 +81,7 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
     }
 
     /// Bytes queued and not yet written to the socket.
-    public var queuedByteCount: Int { outbound.count - outboundOffset }
+    public var queuedByteCount: Int { transport?.queuedByteCount ?? 0 }
 
     // MARK: Public operations (loop thread)
 
@@ -170,7 +167,6 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
         }
         do {
             try loop.register(fd, events: EventLoop.writable, handler: self)
-            registeredEvents = EventLoop.writable
         } catch {
             Glibc.close(fd)
             fd = -1
@@ -185,7 +181,6 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
             loop.unregister(fd)
             Glibc.close(fd)
             fd = -1
-            registeredEvents = 0
             if candidates.isEmpty {
                 finish(code: nil, reason: "cannot connect to \(url.host):\(url.port): \(lastConnectError)", clean: false)
             } else {
@@ -194,15 +189,20 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
             return
         }
         candidates = []
-        guard url.isSecure else {
-            beginUpgrade()
-            return
+        var tls: TLSStream?
+        if url.isSecure {
+            do {
+                let tlsContext = try context!.tlsContext(for: options.tls)
+                tls = try TLSStream(clientContext: tlsContext, fd: fd, serverName: url.host)
+            } catch {
+                finish(code: nil, reason: "TLS setup failed: \(error)", clean: false)
+                return
+            }
         }
-        do {
-            let tlsContext = try context!.tlsContext(for: options.tls)
-            tls = try TLSStream(clientContext: tlsContext, fd: fd, serverName: url.host)
-        } catch {
-            finish(code: nil, reason: "TLS setup failed: \(error)", clean: false)
+        transport = Transport(fd: fd, tls: tls, loop: loop, registeredEvents: EventLoop.writable)
+        fd = -1
+        guard tls != nil else {
+            beginUpgrade()
             return
         }
         state = .tlsHandshake
@@ -210,29 +210,17 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
     }
 
     private func continueTLSHandshake() {
-        guard let tls else { return }
-        switch tls.handshake() {
-        case .bytes:
+        guard let transport else { return }
+        switch transport.handshake() {
+        case .done:
             beginUpgrade()
-        case .wouldBlock:
-            updateInterest()
+        case .inProgress:
+            break
         case .endOfStream:
             finish(code: nil, reason: "the server closed the connection during the TLS handshake", clean: false)
         case .failed(let reason):
             finish(code: nil, reason: reason, clean: false)
         }
-    }
-
-    private func beginUpgrade() {
-        state = .upgrading
-        let key = WebSocketHandshake.makeKey()
-        handshakeKey = key
-        responseParser = HTTPHeadParser()
-        enqueue(WebSocketHandshake.clientRequest(
-            host: url.hostHeader, path: url.target, key: key,
-            extensionOffer: options.compression?.headerValue,
-            subprotocols: options.subprotocols, extraHeaders: options.headers))
-        updateInterest()
     }
 
     // MARK: Events
@@ -244,43 +232,27 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
         case .tlsHandshake:
             continueTLSHandshake()
         case .upgrading, .open, .closing:
-            // A TLS read can need the socket writable (a TLS 1.3 key update to answer): retry
-            // it then, or level-triggered writability would wake the loop forever.
-            let readWaitsForWritable = tls?.wantsWriteReadiness == true && events & EventLoop.writable != 0
-            if events & (EventLoop.readable | EventLoop.hangup | EventLoop.error) != 0 || readWaitsForWritable {
-                readAvailable()
-            }
-            if state != .closed, events & EventLoop.writable != 0 || tls?.wantsWriteReadiness == true {
-                flush()
-            }
+            guard let retries = transport?.retries(for: events) else { return }
+            if retries.read { readAvailable() }
+            if state != .closed, retries.write { flush() }
         case .idle, .closed:
             break
         }
     }
 
     private func readAvailable() {
-        let buffer = loop.readBuffer
-        // Plain sockets: a few reads per event (epoll is level-triggered and reports the rest).
-        // TLS must drain until "want read": OpenSSL may hold decrypted bytes the socket's
-        // readiness no longer announces.
-        var budget = tls == nil ? 4 : Int.max
-        while budget > 0, state == .upgrading || state == .open || state == .closing {
-            budget -= 1
-            let result = tls?.read(into: buffer) ?? Socket.read(fd, into: buffer)
-            switch result {
-            case .bytes(let count):
-                consume(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                if tls == nil && count < buffer.count { return }
-            case .wouldBlock:
-                updateInterest()
-                return
-            case .endOfStream:
-                serverClosedTCP()
-                return
-            case .failed(let reason):
-                connectionBroken(reason)
-                return
-            }
+        guard let transport else { return }
+        let end = transport.read { bytes in
+            consume(bytes)
+            return state == .upgrading || state == .open || state == .closing
+        }
+        switch end {
+        case .caughtUp, .stopped:
+            break
+        case .endOfStream:
+            serverClosedTCP()
+        case .failed(let reason):
+            connectionBroken(reason)
         }
     }
 
@@ -295,62 +267,9 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
         }
     }
 
-    // MARK: The upgrade
-
-    private func consumeHandshake(_ bytes: UnsafeRawBufferPointer) {
-        let parsed: (head: HTTPResponseHead, consumed: Int)?
-        do {
-            parsed = try responseParser!.parseResponse(bytes)
-        } catch {
-            finish(code: nil, reason: "invalid HTTP response to the upgrade: \(error.reason)", clean: false)
-            return
-        }
-        guard let (head, consumed) = parsed else { return }
-        responseParser = nil
-        handshakeStatus = head.status
-        let key = handshakeKey ?? ""
-        handshakeKey = nil
-
-        let negotiated: (extensions: [String], subprotocol: String?)
-        do {
-            negotiated = try WebSocketHandshake.validateServerResponse(head, key: key, offeredSubprotocols: options.subprotocols)
-        } catch {
-            let reason = error.status == 101
-                ? "invalid upgrade response: \(error.reason)"
-                : "HTTP \(head.status)\(head.reason.isEmpty ? "" : " \(head.reason)"): \(error.reason)"
-            finish(code: nil, reason: reason, clean: false)
-            return
-        }
-        var inflater: (any WebSocketMessageInflater)?
-        do {
-            let answer = head.headers.values("Sec-WebSocket-Extensions")
-            if let offer = options.compression {
-                compression = try PerMessageDeflateNegotiation.acceptServerResponse(headerValues: answer, offer: offer)
-            } else if !negotiated.extensions.isEmpty {
-                throw WebSocketError(.protocolError, "server accepted extensions that were not offered")
-            }
-        } catch {
-            finish(code: nil, reason: "invalid upgrade response: \(error)", clean: false)
-            return
-        }
-        if let compression {
-            inflater = compression.serverNoContextTakeover
-                ? context!.sharedInflater
-                : PerMessageInflater(windowBits: compression.serverMaxWindowBits, noContextTakeover: false)
-        }
-        reader = WebSocketMessageReader(role: .client, maxMessageSize: options.maxMessageSize, inflater: inflater)
-        state = .open
-        clearDeadline()
-        delegate?.webSocketDidOpen(self, subprotocol: negotiated.subprotocol, extensions: negotiated.extensions)
-        // Frames the server sent right behind its 101 came in the same read.
-        if consumed < bytes.count, state == .open || state == .closing {
-            consumeFrames(UnsafeRawBufferPointer(rebasing: bytes[consumed...]))
-        }
-    }
-
     // MARK: Frames in
 
-    private func consumeFrames(_ bytes: UnsafeRawBufferPointer) {
+    func consumeFrames(_ bytes: UnsafeRawBufferPointer) {
         guard reader != nil else { return }  // failed: input is discarded until the server's EOF
         insideReader = true
         do {
@@ -422,88 +341,27 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
         }
     }
 
-    // MARK: Frames out
-
-    private func send(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> Bool {
-        guard state == .open, queuedByteCount < options.maxOutboundBytes, let context else { return false }
-        let maskingKey = context.nextMaskingKey()
-        if let compression, payload.count >= PerMessageDeflater.minimumCompressibleSize {
-            let deflater: PerMessageDeflater
-            if compression.clientNoContextTakeover {
-                deflater = context.sharedDeflater(windowBits: compression.clientMaxWindowBits)
-            } else {
-                if privateDeflater == nil {
-                    privateDeflater = PerMessageDeflater(windowBits: compression.clientMaxWindowBits, noContextTakeover: false)
-                }
-                deflater = privateDeflater!
-            }
-            let compressed = deflater.compress(payload)
-            // Without context takeover the server's inflater keeps nothing of this message, so
-            // an incompressible payload (already compressed media, random bytes) may go as is.
-            if compression.clientNoContextTakeover && compressed.count >= payload.count {
-                WebSocketFrameWriter.append(opcode: opcode, payload: payload, maskingKey: maskingKey, to: &outbound)
-            } else {
-                WebSocketFrameWriter.append(opcode: opcode, payload: compressed, rsv1: true, maskingKey: maskingKey, to: &outbound)
-            }
-        } else {
-            WebSocketFrameWriter.append(opcode: opcode, payload: payload, maskingKey: maskingKey, to: &outbound)
-        }
-        context.markDirty(self)
-        return true
-    }
-
-    private func enqueueFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
-        guard let context else { return }
-        WebSocketFrameWriter.append(opcode: opcode, payload: payload, maskingKey: context.nextMaskingKey(), to: &outbound)
-        context.markDirty(self)
-    }
-
-    private func enqueue(_ bytes: [UInt8]) {
-        outbound.append(contentsOf: bytes)
-        context?.markDirty(self)
-    }
+    // MARK: Writing
 
     /// Writes as much of the queue as the socket takes: once per loop turn for every connection
     /// that queued something, and again when the socket turns writable.
     public func flush() {
-        guard state == .upgrading || state == .open || state == .closing else { return }
-        while outboundOffset < outbound.count {
-            let result = outbound.withUnsafeBytes { bytes -> IOResult in
-                let pending = UnsafeRawBufferPointer(rebasing: bytes[outboundOffset...])
-                return tls?.write(from: pending) ?? Socket.write(fd, from: pending)
-            }
-            switch result {
-            case .bytes(let count):
-                outboundOffset += count
-            case .wouldBlock:
-                updateInterest()
-                return
-            case .endOfStream:
-                connectionBroken("the server closed the connection")
-                return
-            case .failed(let reason):
-                connectionBroken(reason)
-                return
-            }
+        guard state == .upgrading || state == .open || state == .closing, let transport else { return }
+        switch transport.flush().end {
+        case .pending:
+            return
+        case .endOfStream:
+            connectionBroken("the server closed the connection")
+            return
+        case .failed(let reason):
+            connectionBroken(reason)
+            return
+        case .drained:
+            break
         }
-        // Nothing pending: an idle connection keeps no write buffer.
-        outbound = []
-        outboundOffset = 0
-        updateInterest()
         if state == .closing && shutdownAfterFlush {
             shutdownAfterFlush = false
-            tls?.shutdown()
-            Socket.shutdownWrite(fd)
-        }
-    }
-
-    private func updateInterest() {
-        guard fd >= 0, state != .closed, state != .connecting else { return }
-        var events = EventLoop.readable
-        if queuedByteCount > 0 || tls?.wantsWriteReadiness == true { events |= EventLoop.writable }
-        if events != registeredEvents {
-            registeredEvents = events
-            loop.modify(fd, events: events)
+            transport.shutdownOutput()
         }
     }
 
@@ -514,7 +372,7 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
         context?.track(self)
     }
 
-    private func clearDeadline() {
+    func clearDeadline() {
         deadline = .max
         context?.untrack(self)
     }
@@ -542,20 +400,18 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
 
     /// The one way out: closes the socket, drops every buffer and reports the outcome decided
     /// earlier (a close frame, a failure) or else the one given here.
-    private func finish(code: WebSocketCloseCode?, reason: String, clean: Bool) {
+    func finish(code: WebSocketCloseCode?, reason: String, clean: Bool) {
         guard state != .closed else { return }
         let (code, reason, clean) = outcome ?? (code, reason, clean)
         state = .closed
         clearDeadline()
         if fd >= 0 {
-            tls?.shutdown()
             loop.unregister(fd)
             Glibc.close(fd)
             fd = -1
         }
-        tls = nil
-        outbound = []
-        outboundOffset = 0
+        transport?.close(notifyingPeer: true)
+        transport = nil
         candidates = []
         responseParser = nil
         handshakeKey = nil

@@ -3,7 +3,9 @@ import Glibc
 
 /// The TLS layer of one non-blocking connection. OpenSSL reads and writes the socket itself;
 /// every call can answer "want read" or "want write", which means: wait for that readiness,
-/// then retry the same call. The connection keeps `wantsWriteReadiness` in its epoll mask.
+/// then retry the same call. Which call waits for which readiness is kept per direction (a
+/// read can wait for writability — a TLS 1.3 KeyUpdate to answer into a full send buffer — and
+/// a write for readability): `Transport` turns that into its epoll mask and its retries.
 ///
 /// Server side by default (`init(context:fd:)`); `init(clientContext:fd:serverName:)` makes the
 /// client side of a connection we opened.
@@ -11,8 +13,12 @@ public final class TLSStream {
     private let ssl: OpaquePointer
     private let isClient: Bool
     public private(set) var handshakeComplete = false
-    /// The last call needs the socket to be writable before it can progress.
-    public private(set) var wantsWriteReadiness = false
+    /// The handshake's last step waits for the socket to be writable (else readable).
+    public private(set) var handshakeWaitsForWritable = false
+    /// The last read answered "want write": retry it when the socket turns writable.
+    public private(set) var readWaitsForWritable = false
+    /// The last write answered "want read": retry it when the socket turns readable.
+    public private(set) var writeWaitsForReadable = false
 
     public init(context: TLSContext, fd: Int32) throws {
         guard let ssl = SSL_new(context.context) else { throw TLSError.fromQueue("SSL_new") }
@@ -53,10 +59,10 @@ public final class TLSStream {
         let result = SSL_do_handshake(ssl)
         if result == 1 {
             handshakeComplete = true
-            wantsWriteReadiness = false
+            handshakeWaitsForWritable = false
             return .bytes(1)
         }
-        let outcome = classify(result, during: "TLS handshake")
+        let outcome = classify(result, during: "TLS handshake", waitsForOther: &handshakeWaitsForWritable, wantRead: false)
         // OpenSSL's queue only says "certificate verify failed"; the verify result says why
         // (expired, unknown issuer, wrong host…), which is what a client's user needs to read.
         if isClient, case .failed(let reason) = outcome {
@@ -73,18 +79,21 @@ public final class TLSStream {
     public func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
         var count = 0
         let result = SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count)
-        if result == 1 { return .bytes(count) }
-        return classify(result, during: "TLS read")
+        if result == 1 {
+            readWaitsForWritable = false
+            return .bytes(count)
+        }
+        return classify(result, during: "TLS read", waitsForOther: &readWaitsForWritable, wantRead: false)
     }
 
     public func write(from buffer: UnsafeRawBufferPointer) -> IOResult {
         var count = 0
         let result = SSL_write_ex(ssl, buffer.baseAddress, buffer.count, &count)
         if result == 1 {
-            wantsWriteReadiness = false
+            writeWaitsForReadable = false
             return .bytes(count)
         }
-        return classify(result, during: "TLS write")
+        return classify(result, during: "TLS write", waitsForOther: &writeWaitsForReadable, wantRead: true)
     }
 
     /// Sends close_notify (best effort, non-blocking): the peer learns the stream ended cleanly.
@@ -93,14 +102,17 @@ public final class TLSStream {
         ERR_clear_error()
     }
 
-    private func classify(_ result: Int32, during what: String) -> IOResult {
+    /// `waitsForOther` is the call's flag for "blocked on the readiness it does not naturally
+    /// wait for": writability for a read or the handshake (`wantRead` false), readability for
+    /// a write (`wantRead` true).
+    private func classify(_ result: Int32, during what: String, waitsForOther: inout Bool, wantRead: Bool) -> IOResult {
         let code = SSL_get_error(ssl, result)
         switch code {
         case SSL_ERROR_WANT_READ:
-            wantsWriteReadiness = false
+            waitsForOther = wantRead
             return .wouldBlock
         case SSL_ERROR_WANT_WRITE:
-            wantsWriteReadiness = true
+            waitsForOther = !wantRead
             return .wouldBlock
         case SSL_ERROR_ZERO_RETURN:
             return .endOfStream

@@ -105,7 +105,6 @@ final class LoopContext {
             _ = Glibc.close(fd)
             return
         }
-        connection.registered(events: EventLoop.readable)
         connections.append(connection)
         metrics.loop(loop.index).connectionsAccepted.add(1, ordering: .relaxed)
     }
@@ -167,7 +166,7 @@ final class LoopContext {
         var finished = false
         loop.schedule(after: 0, repeating: Self.drainCheckInterval) { [unowned self] in
             guard !finished else { return }
-            for connection in connections.elements where connection.phase == .open && connection.requestsUnanswered == 0 {
+            for connection in connections.elements where connection.isOpen && connection.requestsUnanswered == 0 {
                 connection.close(.goingAway, reason: "server shutting down")
                 closed += 1
             }
@@ -175,7 +174,7 @@ final class LoopContext {
             finished = true
             var unanswered = 0
             for connection in connections.elements {
-                if connection.phase == .open {
+                if connection.isOpen {
                     unanswered += connection.requestsUnanswered
                     connection.close(.goingAway, reason: "server shutting down")
                     connection.flush()

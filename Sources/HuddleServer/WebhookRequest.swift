@@ -32,12 +32,11 @@ final class WebhookRequest: EventHandler {
     private let completion: (WebhookRequest, Outcome) -> Void
 
     private var state = State.connecting
+    /// The socket being connected; once connected it belongs to `transport`.
     private var fd: Int32 = -1
-    private var tls: TLSStream?
+    private var transport: Transport?
     private var candidates: [SocketAddress] = []
     private var lastConnectError = ""
-    private var sentBytes = 0
-    private var registeredEvents: UInt32 = 0
     private var parser = HTTPHeadParser()
     private var timeoutTimer: Int?
 
@@ -87,7 +86,6 @@ final class WebhookRequest: EventHandler {
         }
         do {
             try loop.register(fd, events: EventLoop.writable, handler: self)
-            registeredEvents = EventLoop.writable
         } catch {
             Glibc.close(fd)
             fd = -1
@@ -103,27 +101,37 @@ final class WebhookRequest: EventHandler {
             return candidates.isEmpty ? finish(.failed("cannot connect to \(url.hostHeader): \(lastConnectError)")) : tryNextAddress()
         }
         candidates = []
-        guard let tlsContext else {
+        var tls: TLSStream?
+        if let tlsContext {
+            do {
+                tls = try TLSStream(clientContext: tlsContext, fd: fd, serverName: url.host)
+            } catch {
+                return finish(.failed("TLS setup failed: \(error)"))
+            }
+        }
+        let transport = Transport(fd: fd, tls: tls, loop: loop, registeredEvents: EventLoop.writable)
+        // Nothing is read until the request is out: the response cannot come before.
+        transport.wantsInput = false
+        transport.enqueue(request)
+        self.transport = transport
+        fd = -1
+        if tls == nil {
             state = .sending
-            return continueSending()
+            continueSending()
+        } else {
+            state = .tlsHandshake
+            continueHandshake()
         }
-        do {
-            tls = try TLSStream(clientContext: tlsContext, fd: fd, serverName: url.host)
-        } catch {
-            return finish(.failed("TLS setup failed: \(error)"))
-        }
-        state = .tlsHandshake
-        continueHandshake()
     }
 
     private func continueHandshake() {
-        guard let tls else { return }
-        switch tls.handshake() {
-        case .bytes:
+        guard let transport else { return }
+        switch transport.handshake() {
+        case .done:
             state = .sending
             continueSending()
-        case .wouldBlock:
-            updateInterest()
+        case .inProgress:
+            break
         case .endOfStream:
             finish(.failed("the webhook closed the connection during the TLS handshake"))
         case .failed(let reason):
@@ -134,41 +142,33 @@ final class WebhookRequest: EventHandler {
     // MARK: Sending and receiving
 
     private func continueSending() {
-        while sentBytes < request.count {
-            let result = request[sentBytes...].withUnsafeBytes { bytes in
-                tls?.write(from: bytes) ?? Socket.write(fd, from: bytes)
-            }
-            switch result {
-            case .bytes(let count):
-                sentBytes += count
-            case .wouldBlock:
-                return updateInterest()
-            case .endOfStream:
-                return finish(.failed("the webhook closed the connection before the request was sent"))
-            case .failed(let reason):
-                return finish(.failed("sending the request: \(reason)"))
-            }
+        guard let transport else { return }
+        switch transport.flush().end {
+        case .drained:
+            state = .receiving
+            transport.wantsInput = true
+            transport.updateInterest()
+        case .pending:
+            break
+        case .endOfStream:
+            finish(.failed("the webhook closed the connection before the request was sent"))
+        case .failed(let reason):
+            finish(.failed("sending the request: \(reason)"))
         }
-        state = .receiving
-        updateInterest()
     }
 
     private func readAvailable() {
-        let buffer = loop.readBuffer
-        // TLS must drain until "want read": OpenSSL may hold decrypted bytes the socket's
-        // readiness no longer announces.
-        while state == .receiving {
-            let result = tls?.read(into: buffer) ?? Socket.read(fd, into: buffer)
-            switch result {
-            case .bytes(let count):
-                consume(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            case .wouldBlock:
-                return updateInterest()
-            case .endOfStream:
-                return finish(.failed("the webhook closed the connection without a response"))
-            case .failed(let reason):
-                return finish(.failed("reading the response: \(reason)"))
-            }
+        guard let transport else { return }
+        switch transport.read({ bytes in
+            consume(bytes)
+            return state == .receiving
+        }) {
+        case .caughtUp, .stopped:
+            break
+        case .endOfStream:
+            finish(.failed("the webhook closed the connection without a response"))
+        case .failed(let reason):
+            finish(.failed("reading the response: \(reason)"))
         }
     }
 
@@ -205,34 +205,12 @@ final class WebhookRequest: EventHandler {
         case .tlsHandshake:
             continueHandshake()
         case .sending:
+            // Whatever the event (a hangup too): the write says what became of it.
             continueSending()
         case .receiving:
             readAvailable()
         case .finished:
             break
-        }
-    }
-
-    private func updateInterest() {
-        guard fd >= 0 else { return }
-        let events: UInt32
-        switch state {
-        case .connecting:
-            events = EventLoop.writable
-        case .tlsHandshake, .sending, .receiving:
-            // TLS says which readiness its last call waits for; plain sockets wait to write
-            // while sending and to read after.
-            if let tls {
-                events = tls.wantsWriteReadiness ? EventLoop.writable : EventLoop.readable
-            } else {
-                events = state == .sending ? EventLoop.writable : EventLoop.readable
-            }
-        case .finished:
-            return
-        }
-        if events != registeredEvents {
-            registeredEvents = events
-            loop.modify(fd, events: events)
         }
     }
 
@@ -258,11 +236,13 @@ final class WebhookRequest: EventHandler {
 
     /// Closes this attempt's socket; the attempt itself may go on with the next address.
     private func closeSocket() {
+        if let transport {
+            transport.close()
+            self.transport = nil
+        }
         guard fd >= 0 else { return }
         loop.unregister(fd)
         Glibc.close(fd)
         fd = -1
-        tls = nil
-        registeredEvents = 0
     }
 }

@@ -1,3 +1,4 @@
+import CHuddleShims
 import Foundation
 import HuddleWebSocket
 
@@ -9,6 +10,9 @@ final class RawClient {
     private var pending: [UInt8] = []
     private var reader = WebSocketMessageReader(role: .client, maxMessageSize: 1 << 26)
     private var events: [WebSocketEvent] = []
+    /// After `startTLS`: every byte goes through OpenSSL (certificate not checked: the tests
+    /// that use it are about the server's TLS I/O, not trust).
+    private var tls: (context: OpaquePointer, ssl: OpaquePointer)?
 
     /// `receiveBufferSize` shrinks our socket buffer (before connecting, so the TCP window is
     /// small too): a server's writes to a client that does not read then back up quickly.
@@ -39,7 +43,28 @@ final class RawClient {
         setReceiveTimeout(receiveTimeout)
     }
 
-    deinit { close(fd) }
+    deinit {
+        if let tls {
+            SSL_free(tls.ssl)
+            SSL_CTX_free(tls.context)
+        }
+        close(fd)
+    }
+
+    /// The TLS handshake (TLS 1.3 when the server offers it), on the blocking socket.
+    func startTLS() throws {
+        guard let context = SSL_CTX_new(TLS_client_method()), let ssl = SSL_new(context) else { throw TestFailure("SSL_new failed") }
+        tls = (context, ssl)
+        SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        SSL_set_fd(ssl, fd)
+        guard SSL_connect(ssl) == 1 else { throw TestFailure("TLS handshake failed: \(SSL_get_error(ssl, -1))") }
+    }
+
+    /// Asks the server to update its sending keys too (TLS 1.3 §4.6.3); the KeyUpdate leaves
+    /// with our next write.
+    func requestKeyUpdate() throws {
+        guard let tls, SSL_key_update(tls.ssl, SSL_KEY_UPDATE_REQUESTED) == 1 else { throw TestFailure("SSL_key_update failed") }
+    }
 
     func setReceiveTimeout(_ seconds: Double) {
         var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
@@ -49,7 +74,11 @@ final class RawClient {
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes { bytes -> Int in
+                guard let tls else { return Foundation.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+                var written = 0
+                return SSL_write_ex(tls.ssl, bytes.baseAddress, bytes.count, &written) == 1 ? written : -1
+            }
             guard sent > 0 else { throw TestFailure("send failed: errno \(errno)") }
             offset += sent
         }
@@ -60,7 +89,14 @@ final class RawClient {
     /// Reads more bytes; nil on EOF, throws on timeout or error.
     private func receive() throws -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        let count = buffer.withUnsafeMutableBytes { buffer -> Int in
+            guard let tls else { return recv(fd, buffer.baseAddress, buffer.count, 0) }
+            var read = 0
+            if SSL_read_ex(tls.ssl, buffer.baseAddress, buffer.count, &read) == 1 { return read }
+            // A clean close_notify or EOF reads as end of stream; a timeout as EAGAIN.
+            let error = SSL_get_error(tls.ssl, 0)
+            return error == SSL_ERROR_ZERO_RETURN || (error == SSL_ERROR_SYSCALL && errno == 0) ? 0 : -1
+        }
         if count == 0 { return nil }
         if count < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK { throw TestFailure("timed out waiting for the server") }

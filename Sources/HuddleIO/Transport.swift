@@ -1,0 +1,235 @@
+import Glibc
+
+/// One connected non-blocking socket, plain or through TLS, with its outbound queue: the bytes
+/// half of every connection (the server's, the client's, the push webhook's). Owners keep
+/// their protocol state and ask the transport to read, write and watch the socket; what TLS
+/// makes hard — a read that waits for writability, a write that waits for readability, a
+/// handshake that waits for either — is handled here once.
+///
+/// Loop-bound: the owner registers the fd with `loop` and calls everything on the loop's thread.
+public final class Transport {
+    public let fd: Int32
+    public let loop: EventLoop
+    private let tls: TLSStream?
+    /// Whether the owner wants the socket read (a held publisher, a request being sent: no).
+    /// Takes effect at the next `updateInterest()`.
+    public var wantsInput = true
+    /// The epoll mask registered for `fd`.
+    public private(set) var interest: UInt32
+    /// Bytes written to the socket so far (a position in the outbound stream).
+    public private(set) var writtenBytes = 0
+    private var queue: [UInt8] = []
+    private var queueOffset = 0
+    /// Queue capacity kept after a flush; more is released so idle connections stay small.
+    private let retainedQueueCapacity: Int
+    /// `handshake()` was called and has not finished: the handshake alone decides the mask.
+    private var handshaking = false
+    public private(set) var isClosed = false
+
+    /// - Parameters:
+    ///   - registeredEvents: the mask `fd` is registered with in `loop` (the owner registers it).
+    public init(fd: Int32, tls: TLSStream?, loop: EventLoop, registeredEvents: UInt32, retainedQueueCapacity: Int = 0) {
+        self.fd = fd
+        self.tls = tls
+        self.loop = loop
+        self.interest = registeredEvents
+        self.retainedQueueCapacity = retainedQueueCapacity
+    }
+
+    public var isTLS: Bool { tls != nil }
+
+    // MARK: The queue
+
+    /// Bytes queued and not yet written.
+    public var queuedByteCount: Int { queue.count - queueOffset }
+
+    public func enqueue(_ bytes: [UInt8]) {
+        queue.append(contentsOf: bytes)
+    }
+
+    /// Appends in place (frame writers encode straight into the queue).
+    public func appendToQueue(_ body: (inout [UInt8]) -> Void) {
+        body(&queue)
+    }
+
+    /// Drops queued bytes that have not started to leave: `cut` gets the queue and where its
+    /// unsent part starts, and answers the index from which to drop (at least that start).
+    public func dropUnsent(_ cut: (_ queue: [UInt8], _ unsentStart: Int) -> Int) {
+        let from = max(cut(queue, queueOffset), queueOffset)
+        guard from < queue.count else { return }
+        queue.removeSubrange(from...)
+    }
+
+    /// Forgets everything queued (the connection is over).
+    public func discardQueue() {
+        queue = []
+        queueOffset = 0
+    }
+
+    // MARK: Handshake
+
+    public enum HandshakeProgress: Equatable {
+        case done
+        case inProgress
+        case endOfStream
+        case failed(String)
+    }
+
+    /// Advances the TLS handshake (plain sockets have none: `.done`). In progress, the fd is
+    /// watched for whichever readiness the handshake waits for; call again when it comes.
+    public func handshake() -> HandshakeProgress {
+        guard let tls, !isClosed else { return .done }
+        switch tls.handshake() {
+        case .bytes:
+            handshaking = false
+            return .done
+        case .wouldBlock:
+            handshaking = true
+            updateInterest()
+            return .inProgress
+        case .endOfStream:
+            return .endOfStream
+        case .failed(let reason):
+            return .failed(reason)
+        }
+    }
+
+    // MARK: Readiness
+
+    /// Which calls an epoll event lets progress. A read is retried on writability when TLS
+    /// blocked it on writing (else nothing would retry it while the queue is empty, and
+    /// level-triggered writability would wake the loop forever); a write on readability when
+    /// TLS blocked it on reading.
+    public func retries(for events: UInt32) -> (read: Bool, write: Bool) {
+        let readable = events & (EventLoop.readable | EventLoop.hangup | EventLoop.error) != 0
+        let writable = events & EventLoop.writable != 0
+        let readWaits = tls?.readWaitsForWritable == true
+        let writeWaits = tls?.writeWaitsForReadable == true
+        return (
+            read: readable || (writable && readWaits),
+            write: writeWaits ? readable || writable : writable
+        )
+    }
+
+    /// Brings the epoll mask in line with what waits: input (when wanted), queued output, and
+    /// whichever readiness TLS blocked a call on.
+    public func updateInterest() {
+        guard !isClosed else { return }
+        var events: UInt32 = 0
+        if handshaking, let tls {
+            events = tls.handshakeWaitsForWritable ? EventLoop.writable : EventLoop.readable
+        } else {
+            // A call blocked on the other readiness is retried on that one only: its own
+            // readiness (input still in the kernel, room in the send buffer) cannot help it.
+            let readWaits = tls?.readWaitsForWritable == true
+            let writeWaits = tls?.writeWaitsForReadable == true
+            if (wantsInput && !readWaits) || writeWaits { events |= EventLoop.readable }
+            if (queuedByteCount > 0 && !writeWaits) || (wantsInput && readWaits) { events |= EventLoop.writable }
+        }
+        if events != interest {
+            interest = events
+            loop.modify(fd, events: events)
+        }
+    }
+
+    // MARK: Reading
+
+    public enum ReadEnd: Equatable {
+        /// Nothing more to read now (the fd is watched again), or the per-event budget is spent.
+        case caughtUp
+        /// `deliver` asked to stop.
+        case stopped
+        case endOfStream
+        case failed(String)
+    }
+
+    /// Reads into the loop's shared buffer and hands each chunk to `deliver`, which answers
+    /// whether to go on. Plain sockets: a few reads per event is plenty (epoll is level-triggered
+    /// and reports the rest). TLS drains until "want read": OpenSSL may hold decrypted bytes
+    /// that the socket's readiness no longer announces.
+    public func read(_ deliver: (UnsafeRawBufferPointer) -> Bool) -> ReadEnd {
+        let buffer = loop.readBuffer
+        var budget = tls == nil ? 4 : Int.max
+        while budget > 0, !isClosed {
+            budget -= 1
+            switch tls?.read(into: buffer) ?? Socket.read(fd, into: buffer) {
+            case .bytes(let count):
+                guard deliver(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return .stopped }
+                if tls == nil && count < buffer.count { return .caughtUp }
+            case .wouldBlock:
+                updateInterest()
+                return .caughtUp
+            case .endOfStream:
+                return .endOfStream
+            case .failed(let reason):
+                return .failed(reason)
+            }
+        }
+        return isClosed ? .stopped : .caughtUp
+    }
+
+    // MARK: Writing
+
+    public enum FlushEnd: Equatable {
+        /// Everything queued was written.
+        case drained
+        /// The socket took what it could; the fd is watched for the readiness the rest needs.
+        case pending
+        case endOfStream
+        case failed(String)
+    }
+
+    /// Writes as much of the queue as the socket takes; `wrote` is how many bytes left.
+    public func flush() -> (end: FlushEnd, wrote: Int) {
+        guard !isClosed else { return (.drained, 0) }
+        var wrote = 0
+        while queueOffset < queue.count {
+            let result = queue.withUnsafeBytes { bytes -> IOResult in
+                let pending = UnsafeRawBufferPointer(rebasing: bytes[queueOffset...])
+                return tls?.write(from: pending) ?? Socket.write(fd, from: pending)
+            }
+            switch result {
+            case .bytes(let count):
+                queueOffset += count
+                writtenBytes += count
+                wrote += count
+            case .wouldBlock:
+                updateInterest()
+                return (.pending, wrote)
+            case .endOfStream:
+                return (.endOfStream, wrote)
+            case .failed(let reason):
+                return (.failed(reason), wrote)
+            }
+        }
+        if queue.capacity > retainedQueueCapacity {
+            queue = []
+        } else {
+            queue.removeAll(keepingCapacity: true)
+        }
+        queueOffset = 0
+        updateInterest()
+        return (.drained, wrote)
+    }
+
+    // MARK: The end
+
+    /// Shuts our sending side (TLS close_notify first, best effort): the peer reads everything
+    /// sent, then EOF.
+    public func shutdownOutput() {
+        guard !isClosed else { return }
+        tls?.shutdown()
+        Socket.shutdownWrite(fd)
+    }
+
+    /// Unregisters and closes the fd; the queue is dropped. Idempotent. `notifyingPeer`: a
+    /// TLS close_notify goes first (best effort), so the peer can tell an end from a cut.
+    public func close(notifyingPeer: Bool = false) {
+        guard !isClosed else { return }
+        isClosed = true
+        if notifyingPeer { tls?.shutdown() }
+        loop.unregister(fd)
+        Glibc.close(fd)
+        discardQueue()
+    }
+}

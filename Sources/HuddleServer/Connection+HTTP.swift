@@ -1,0 +1,152 @@
+import HuddleIO
+import HuddleWebSocket
+import Logging
+
+/// A connection's HTTP request: the head (routed by `HTTPRoute`), an HTTP API or photo body,
+/// the one response, or the WebSocket upgrade.
+extension Connection {
+    func consumeHead(_ bytes: UnsafeRawBufferPointer, parser: HTTPHeadParser) {
+        var parser = parser
+        let parsed: (head: HTTPRequestHead, consumed: Int)?
+        do {
+            parsed = try parser.parseRequest(bytes)
+        } catch {
+            context.logger.info("bad HTTP request", metadata: ["peer": "\(peer)", "status": "\(error.status)", "reason": "\(error.reason)"])
+            respond(.text(error.status, error.reason))
+            return
+        }
+        guard let (head, consumed) = parsed else {
+            phase = .httpHead(parser)
+            return
+        }
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[consumed...])
+        switch HTTPRoute.of(head, peer: peer, context: context) {
+        case .reply(let reply):
+            respond(reply)
+        case .api(let api, let length):
+            let request = PendingHTTPRequest(head: head, expectedLength: length, api: api)
+            phase = .httpBody(.api(request))
+            consumeBody(rest, request)
+        case .photo(let photos):
+            beginPhotoRequest(head, rest: rest, photos: photos)
+        case .upgrade(let endpoint, let request, let subprotocol):
+            let session = WebSocketSession(connection: self, endpoint: endpoint, request: request, subprotocol: subprotocol)
+            context.markDirty(self)
+            phase = .open(session)
+            context.metrics.loop(context.loop.index).webSocketsOpened.add(1, ordering: .relaxed)
+            endpoint.connectionOpened(self, request: request)
+            // Frames the client sent right behind its upgrade request came in the same read.
+            if case .open(let session) = phase, !rest.isEmpty { session.read(rest) }
+        }
+    }
+
+    func consumeBody(_ bytes: UnsafeRawBufferPointer, _ request: PendingHTTPRequest) {
+        guard !request.dispatched else { return }
+        let wanted = request.expectedLength - request.body.count
+        request.body.append(contentsOf: bytes.prefix(wanted))
+        guard request.body.count == request.expectedLength else { return }
+        request.dispatched = true
+        request.api.handle(request.head, body: request.body, from: self)
+    }
+
+    /// Completes an HTTP API request (possibly a loop turn or more after it arrived).
+    func respondJSON(status: Int, body: [UInt8]) {
+        guard case .httpBody = phase else { return }
+        respond(HTTPReply(status: status, contentType: "application/json", body: body))
+    }
+
+    // MARK: Photos
+
+    /// The photo endpoints answer from the head what they can (method, token, size); anything
+    /// else becomes a transfer that reads the body here and answers later.
+    private func beginPhotoRequest(_ head: HTTPRequestHead, rest: UnsafeRawBufferPointer, photos: PhotoAPI) {
+        switch photos.begin(head, on: self) {
+        case .respond(let response):
+            respond(HTTPReply(status: response.status, headers: response.headers, contentType: response.contentType, body: response.body))
+        case .transfer(let transfer):
+            phase = .httpBody(.photo(transfer))
+            // The body's deadline is the transfer's own (`PhotoTransfer.bodyDeadline`), fixed
+            // when the head arrived: a client trickling bytes cannot push it back.
+            if !rest.isEmpty { transfer.receive(rest) }
+        }
+    }
+
+    /// The photo request being served, if any.
+    private var photoTransfer: PhotoTransfer? {
+        if case .httpBody(.photo(let transfer)) = phase { transfer } else { nil }
+    }
+
+    /// The core's answer to this connection's photo request (through the endpoint).
+    func photoAccessDecided(_ outcome: PhotoAccessOutcome) {
+        photoTransfer?.decided(outcome)
+    }
+
+    /// `100 Continue` (RFC 9110 §10.1.1) for a client that waits for it before sending the
+    /// body: the upload is allowed, so the bytes are worth sending.
+    func continuePhotoUpload(_ transfer: PhotoTransfer) {
+        guard photoTransfer === transfer else { return }
+        transport.enqueue(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+        context.markDirty(self)
+    }
+
+    /// Completes the photo request `transfer`; nothing if the connection is no longer serving it.
+    func finishPhotoRequest(_ transfer: PhotoTransfer, _ response: PhotoResponse) {
+        guard photoTransfer === transfer else { return }
+        respond(HTTPReply(status: response.status, headers: response.headers, contentType: response.contentType, body: response.body))
+        guard case .closing(var closing) = phase else { return }
+        closing.extendedByProgress = .photoResponse
+        phase = .closing(closing)
+        deadline = context.loop.now + Int64(context.configuration.idleTimeoutMilliseconds)
+    }
+
+    // MARK: The response
+
+    /// Sends a complete HTTP response and closes once it is written.
+    func respond(_ reply: HTTPReply) {
+        transport.enqueue(reply.encoded)
+        context.markDirty(self)
+        phase = .closing(Closing(session: nil, shutdownAfterFlush: true))
+        deadline = context.loop.now + Self.closingTimeout
+    }
+
+    /// An HTTP request whose whole body was read and whose response is being made.
+    var awaitsResponse: Bool {
+        switch phase {
+        case .httpBody(.photo(let transfer)): !transfer.isReceivingBody
+        case .httpBody(.api(let request)): request.dispatched
+        default: false
+        }
+    }
+
+    /// A body that never completes holds the connection: same deadline as the head. A photo
+    /// body has its transfer's own.
+    func checkBodyDeadline(_ body: HTTPRequestBody, now: Int64) {
+        switch body {
+        case .photo(let transfer):
+            if now >= transfer.bodyDeadline, transfer.isReceivingBody {
+                context.logger.info("photo body timeout", metadata: ["peer": "\(peer)"])
+                transfer.timedOut()
+            }
+        case .api(let request):
+            if now >= deadline, !request.dispatched {
+                context.logger.info("HTTP body timeout", metadata: ["peer": "\(peer)"])
+                respond(.text(408, "request body timeout"))
+            }
+        }
+    }
+}
+
+/// An HTTP API request whose body is still arriving, or whose response is still being computed.
+final class PendingHTTPRequest {
+    let head: HTTPRequestHead
+    let expectedLength: Int
+    let api: HTTPAPI
+    var body: [UInt8] = []
+    var dispatched = false
+
+    init(head: HTTPRequestHead, expectedLength: Int, api: HTTPAPI) {
+        self.head = head
+        self.expectedLength = expectedLength
+        self.api = api
+    }
+}

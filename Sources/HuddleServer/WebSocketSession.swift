@@ -1,0 +1,175 @@
+import HuddleIO
+import HuddleWebSocket
+import Logging
+
+/// The WebSocket half of an upgraded connection: frames in through the message reader (and
+/// permessage-deflate), messages to and from the endpoint, frames out into the connection's
+/// transport, and the reader's backpressure (`WebSocketSession+Backpressure.swift`). Lives in
+/// the connection's `.open` phase and, while the close handshake runs, in `.closing`.
+final class WebSocketSession {
+    unowned let connection: Connection
+    /// Until the session is over (closing or gone): then the endpoint has forgotten the connection.
+    private(set) var endpoint: (any WebSocketEndpoint)?
+    /// Nil once the connection failed: nothing more is parsed.
+    private var reader: WebSocketMessageReader?
+    private let deflate: PerMessageDeflateParameters?
+    /// Only when the client refused server_no_context_takeover: its own compression context.
+    private let privateDeflater: PerMessageDeflater?
+    /// Where frames begin in the transport's queue (after a 101 response still queued).
+    var framesStart = 0
+    var lastPingSent: Int64 = 0
+    /// Over the backpressure threshold and still draining: publishers to it wait (`BackpressureRule`).
+    var isBehind = false
+    /// Its socket took nothing for the stall time: not behind (holds nobody) until a write
+    /// makes progress again.
+    var isStalled = false
+    /// The queue's end (in `Transport.writtenBytes` terms) when the sweep found bytes waiting,
+    /// and when: those bytes must be written by `since` + the slow-reader timeout.
+    var drainMark: (end: Int, since: Int64)?
+
+    /// Accepts the upgrade `request` for `endpoint`: negotiates permessage-deflate and queues
+    /// the 101 response.
+    init(connection: Connection, endpoint: any WebSocketEndpoint, request: WebSocketHandshake.Request, subprotocol: String?) {
+        self.connection = connection
+        self.endpoint = endpoint
+        let context = connection.context
+        var extensionHeader: String?
+        var inflater: PerMessageInflater?
+        var privateDeflater: PerMessageDeflater?
+        if let (parameters, header) = PerMessageDeflateNegotiation.negotiate(offers: request.extensionOffers, options: context.deflateOptions) {
+            deflate = parameters
+            extensionHeader = header
+            inflater = parameters.clientNoContextTakeover
+                ? context.sharedInflater
+                : PerMessageInflater(windowBits: parameters.clientMaxWindowBits, noContextTakeover: false)
+            if !parameters.serverNoContextTakeover {
+                privateDeflater = PerMessageDeflater(windowBits: parameters.serverMaxWindowBits, noContextTakeover: false)
+            }
+        } else {
+            deflate = nil
+        }
+        self.privateDeflater = privateDeflater
+        reader = WebSocketMessageReader(role: .server, maxMessageSize: endpoint.maxMessageSize, inflater: inflater)
+        let transport = connection.transport
+        transport.enqueue(WebSocketHandshake.upgradeResponse(key: request.key, extensionHeader: extensionHeader, subprotocol: subprotocol))
+        framesStart = transport.queuedByteCount
+    }
+
+    /// Whether this connection can be sent the shared compressed form of a fan-out frame.
+    var acceptsSharedDeflatedFrames: Bool {
+        guard let deflate else { return false }
+        return deflate.serverNoContextTakeover && deflate.serverMaxWindowBits == 15
+    }
+
+    // MARK: Frames in
+
+    /// Feeds the reader. While it runs, its event handler must not replace `reader` (an
+    /// overlapping access): failures are acted on after it returns.
+    func read(_ bytes: UnsafeRawBufferPointer) {
+        do {
+            try reader?.read(bytes) { event in self.handle(event) }
+        } catch let error as WebSocketError {
+            connection.fail(error)
+        } catch {
+            connection.fail(WebSocketError(.internalError, "unexpected error"))
+        }
+    }
+
+    /// The connection failed: input is discarded from now on.
+    func stopParsing() {
+        reader = nil
+    }
+
+    private func handle(_ event: WebSocketEvent) {
+        let context = connection.context
+        switch event {
+        case .text(let payload):
+            if connection.isOpen {
+                context.metrics.loop(context.loop.index).messagesReceived.add(1, ordering: .relaxed)
+                endpoint?.received(.text, payload, from: connection)
+            }
+        case .binary(let payload):
+            if connection.isOpen {
+                context.metrics.loop(context.loop.index).messagesReceived.add(1, ordering: .relaxed)
+                endpoint?.received(.binary, payload, from: connection)
+            }
+        case .ping(let payload):
+            if connection.isOpen { enqueueFrame(.pong, payload) }
+        case .pong:
+            break  // any input already refreshed the connection's lastReceived
+        case .close(let code, _):
+            connection.closeFrameReceived(code: code)
+        }
+    }
+
+    // MARK: Frames out
+
+    /// Queues a data message. Compressed when permessage-deflate was agreed and it is worth it.
+    func send(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
+        guard admitOutput() else { return }
+        let context = connection.context
+        if let deflate, payload.count >= PerMessageDeflater.minimumCompressibleSize {
+            let deflater = privateDeflater ?? context.sharedDeflater(windowBits: deflate.serverMaxWindowBits)
+            let compressed = payload.withUnsafeBytes { deflater.compress($0) }
+            connection.transport.appendToQueue { WebSocketFrameWriter.append(opcode: opcode, payload: compressed, rsv1: true, to: &$0) }
+        } else {
+            connection.transport.appendToQueue { WebSocketFrameWriter.append(opcode: opcode, payload: payload, to: &$0) }
+        }
+        messageQueued()
+    }
+
+    /// Queues a frame encoded once for many recipients.
+    func sendShared(_ frame: SharedFrame) {
+        guard admitOutput() else { return }
+        if acceptsSharedDeflatedFrames, let deflated = frame.deflated {
+            connection.transport.enqueue(deflated)
+        } else {
+            connection.transport.enqueue(frame.plain)
+        }
+        messageQueued()
+    }
+
+    private func messageQueued() {
+        let context = connection.context
+        context.metrics.loop(context.loop.index).messagesSent.add(1, ordering: .relaxed)
+        if !isBehind, !isStalled, connection.queuedOutputBytes > context.backpressure.behindBytes { setBehind(true) }
+        context.markDirty(connection)
+    }
+
+    /// Control frames (ping, pong, close).
+    func enqueueFrame(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
+        connection.transport.appendToQueue { WebSocketFrameWriter.append(opcode: opcode, payload: payload, to: &$0) }
+        connection.context.markDirty(connection)
+    }
+
+    /// The session is over (closing or gone): the endpoint forgets the connection.
+    func detach() {
+        guard let endpoint else { return }
+        endpoint.connectionClosed(connection)
+        self.endpoint = nil
+        let metrics = connection.context.metrics.loop(connection.context.loop.index)
+        if isBehind {
+            isBehind = false
+            metrics.readersBehind.subtract(1, ordering: .relaxed)
+        }
+        metrics.webSocketsClosed.add(1, ordering: .relaxed)
+    }
+
+    // MARK: Time
+
+    /// The open session's deadlines: idle timeout, the slow-reader rule, pings to quiet peers.
+    func checkDeadlines(now: Int64) {
+        let configuration = connection.context.configuration
+        let silence = now - connection.lastReceived
+        if silence >= Int64(configuration.idleTimeoutMilliseconds) {
+            connection.fail(WebSocketError(.policyViolation, "idle timeout: no data or pong for \(silence / 1000) s"))
+        } else if checkDrain(now: now) {
+            return
+        } else if silence >= Int64(configuration.pingIntervalMilliseconds),
+            now - lastPingSent >= Int64(configuration.pingIntervalMilliseconds)
+        {
+            lastPingSent = now
+            enqueueFrame(.ping, [])
+        }
+    }
+}
