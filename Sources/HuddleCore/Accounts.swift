@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// A registered user.
 public struct UserRecord: Sendable, Equatable, Codable {
     public var username: Username

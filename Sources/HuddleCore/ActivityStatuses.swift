@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// The activities each user has on (durable): at most one status per user and activity, so a
 /// user holds at most as many as the list has names (64).
 ///

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// The circle feed (durable): every kept post with its likes and comments, indexed by id and by
 /// author (protocol.md, "Feed").
 ///

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Every user's memories (durable), by id, with each owner's set of ids so that one user's
 /// list and count are lookups.
 ///
@@ -5,14 +7,14 @@
 /// replay gives the same ids). Coded as the counter and the memories sorted by id; the owner
 /// index is rebuilt when decoding.
 public struct Memories: Sendable, Equatable {
-    private var byID: [UInt64: Memory] = [:]
+    private var byID: [UInt64: StoredMemory] = [:]
     private var idsByOwner: [Username: Set<UInt64>] = [:]
     /// The id the next memory gets.
     public private(set) var nextID: UInt64 = 1
 
     public init() {}
 
-    public subscript(id: UInt64) -> Memory? { byID[id] }
+    public subscript(id: UInt64) -> StoredMemory? { byID[id] }
 
     public var count: Int { byID.count }
 
@@ -21,19 +23,19 @@ public struct Memories: Sendable, Equatable {
     }
 
     /// The owner's memories, newest date first (then the most recently created).
-    public func memories(of owner: Username) -> [Memory] {
-        (idsByOwner[owner] ?? []).compactMap { byID[$0] }.sorted(by: Memory.newestFirst)
+    public func memories(of owner: Username) -> [StoredMemory] {
+        (idsByOwner[owner] ?? []).compactMap { byID[$0] }.sorted(by: StoredMemory.newestFirst)
     }
 
     /// Adds the memory or replaces the one with its id (same owner).
-    mutating func put(_ memory: Memory) {
+    mutating func put(_ memory: StoredMemory) {
         byID[memory.id] = memory
         idsByOwner[memory.owner, default: []].insert(memory.id)
         nextID = max(nextID, memory.id + 1)
     }
 
     /// Changes a stored memory in place; nothing if there is none with this id and owner.
-    mutating func modify(_ id: UInt64, ownedBy owner: Username, _ change: (inout Memory) -> Void) {
+    mutating func modify(_ id: UInt64, ownedBy owner: Username, _ change: (inout StoredMemory) -> Void) {
         guard byID[id]?.owner == owner else { return }
         change(&byID[id]!)
     }
@@ -54,7 +56,7 @@ extension Memories: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let next = try container.decode(UInt64.self, forKey: .nextID)
-        for memory in try container.decode([Memory].self, forKey: .memories) {
+        for memory in try container.decode([StoredMemory].self, forKey: .memories) {
             guard byID[memory.id] == nil, memory.id < next, memory.isConsistent else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .memories, in: container, debugDescription: "memory \(memory.id) is repeated, beyond the counter or inconsistent")

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Every user's places and decided location (durable), by user.
 ///
 /// Coded as a list sorted by user, so equal states encode to equal bytes.

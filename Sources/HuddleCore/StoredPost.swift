@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// One post as the durable state keeps it: its content, who likes it and its comments.
 ///
 /// Likes are a set of usernames, so a user's like counts once however often it is sent.

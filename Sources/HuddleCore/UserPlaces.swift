@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// One user's places and decided location (durable).
 public struct UserPlaces: Sendable, Equatable {
     /// Sorted by id; at most `PlaceRules.maxPlacesPerUser`.

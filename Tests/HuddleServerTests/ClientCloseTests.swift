@@ -1,5 +1,6 @@
 import Glibc
 import HuddleClient
+import HuddleProtocol
 import HuddleIO
 import HuddleWebSocket
 import Synchronization

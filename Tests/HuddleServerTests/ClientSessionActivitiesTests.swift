@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 import Testing
 
 /// HuddleClient's typed activity calls and match notices (protocol.md, "Activities and

@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 import Testing
 
 /// HuddleClient's typed feed calls and events (protocol.md, "Feed") against the real server,

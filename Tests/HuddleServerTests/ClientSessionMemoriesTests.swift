@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 import Testing
 
 /// HuddleClient's typed memory calls (protocol.md, "Memories and photos") against the real

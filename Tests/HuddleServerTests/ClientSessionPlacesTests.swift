@@ -1,5 +1,6 @@
 import Foundation
 import HuddleClient
+import HuddleProtocol
 import Testing
 
 /// HuddleClient's typed place calls (protocol.md, "Places and location") against the real

@@ -1,5 +1,6 @@
 import Foundation
 import HuddleClient
+import HuddleProtocol
 import HuddleWebSocket
 import Testing
 
