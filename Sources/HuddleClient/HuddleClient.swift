@@ -132,7 +132,7 @@ public final class HuddleClient {
     /// has one, and goes in the outbox: it waits for a connection without a timeout and is sent
     /// again, with the same `client_id`, after every drop until it is answered — the server does
     /// it once (a retry's result says `duplicate`). Only `stop()` or giving up fails it (`closed`).
-    public func request<Value>(
+    func request<Value>(
         _ op: String, _ arguments: [(String, JSONValue)] = [], resendAfterReconnect: Bool = false,
         decode: @escaping (JSONValue) throws(HuddleClientError) -> Value,
         completion: @escaping (Result<Value, HuddleClientError>) -> Void
@@ -165,7 +165,7 @@ public final class HuddleClient {
     }
 
     /// `request` with the raw `result` object.
-    public func request(
+    func request(
         _ op: String, _ arguments: [(String, JSONValue)] = [], resendAfterReconnect: Bool = false,
         completion: @escaping (Result<JSONValue, HuddleClientError>) -> Void
     ) {
