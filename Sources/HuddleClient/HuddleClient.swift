@@ -164,14 +164,6 @@ public final class HuddleClient {
         }, completion: completion)
     }
 
-    /// `request` with the raw `result` object.
-    func request(
-        _ op: String, _ arguments: [(String, JSONValue)] = [], resendAfterReconnect: Bool = false,
-        completion: @escaping (Result<JSONValue, HuddleClientError>) -> Void
-    ) {
-        request(op, arguments, resendAfterReconnect: resendAfterReconnect, decode: { result throws(HuddleClientError) in result }, completion: completion)
-    }
-
     static func decoding<Value>(
         _ decode: @escaping (JSONValue) throws(HuddleClientError) -> Value,
         then completion: @escaping (Result<Value, HuddleClientError>) -> Void
