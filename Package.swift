@@ -40,9 +40,11 @@ let package = Package(
         // HTTP/1.1 heads and upgrade, ws/http URLs, RFC 6455 framing, RFC 7692 permessage-deflate:
         // pure state machines, no sockets.
         .target(name: "HuddleWebSocket", dependencies: ["CHuddleShims"]),
-        // The JSON wire protocol (protocol.md): request decoding, reply and event encoding.
+        // The JSON wire protocol (protocol.md): the wire model, requests, replies and events, with
+        // their one encoder and one decoder, for the server and the client alike.
         .target(name: "HuddleProtocol"),
-        // The product: one deterministic state machine; no I/O, no clock, no randomness.
+        // The product: one deterministic state machine; no I/O, no clock, no randomness. Its
+        // values that travel (Place, FeedPost, …) are the wire model's.
         .target(name: "HuddleCore", dependencies: ["HuddleProtocol"]),
         // Durability: the write-ahead log and snapshots, as checksummed bytes on disk.
         .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
@@ -106,7 +108,7 @@ let package = Package(
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
         .testTarget(name: "HuddleIOTests", dependencies: ["HuddleIO", "CHuddleShims"]),
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
-        .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"], exclude: ["Records/Golden"]),
+        .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore", "HuddleProtocol"], exclude: ["Records/Golden"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
         .testTarget(name: "HuddleRedisTests", dependencies: ["HuddleRedis", "HuddleIO", "CHiredis", "ChildProcessExit"]),
         // Test support shared by the test targets that start processes.

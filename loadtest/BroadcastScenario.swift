@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 import HuddleIO
 
 /// `broadcast` (raw): N subscribers and P publishers on any server's broadcast endpoint — one

@@ -138,10 +138,10 @@ final class ConnectScenario: Scenario {
             if settings.raw { succeed() }
         }
         connection.onText = { text in
-            guard !settled, let event = try? JSONParser.parse(text, maxDepth: 16) else { return }
-            switch event["event"]?.stringValue {
-            case "session": succeed()
-            case "auth_failed": failAttempt("auth_failed: \(event["error"]?["code"]?.stringValue ?? "?")")
+            guard !settled, let message = try? JSONParser.parse(text, maxDepth: 16), let event = try? ServerEvent(json: message) else { return }
+            switch event {
+            case .session: succeed()
+            case .authFailed(let code, _, _): failAttempt("auth_failed: \(code)")
             default: break
             }
         }

@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 import HuddleIO
 
 /// `echo` (raw): N connections to any server's echo endpoint, each keeping W messages in

@@ -4,7 +4,7 @@ import HuddleProtocol
 import HuddleWebSocket
 
 /// The Huddle protocol over one `WebSocketClientConnection`, as the scenarios use it: requests
-/// with ids and their replies matched back, as HuddleClient's `ProtocolSession` does, plus a
+/// with ids and their replies matched back, read by the wire model (HuddleProtocol), plus a
 /// fast path for `publication` events (`PublicationScanner`), which a scenario receives by the
 /// hundred thousand per second and needs only three numbers of. Other events are parsed whole.
 final class HarnessSession: ClientConnectionDelegate {
@@ -14,12 +14,12 @@ final class HarnessSession: ClientConnectionDelegate {
     var onOpen: (() -> Void)?
     /// A publication event whose `data` is a harness stamp.
     var onPublication: ((PublicationScanner.Fields) -> Void)?
-    /// Every other message that is not a reply, parsed.
-    var onEvent: ((JSONValue) -> Void)?
+    /// Every other event this version reads, typed.
+    var onEvent: ((ServerEvent) -> Void)?
     /// The close code (nil when it never opened) and the reason. Requests still waiting for a
     /// reply are dropped unanswered.
     var onClose: ((WebSocketCloseCode?, String) -> Void)?
-    private var pending: [String: (JSONValue) -> Void] = [:]
+    private var pending: [String: (ServerReply) -> Void] = [:]
     private var nextID: UInt64 = 0
 
     init(url: ClientURL, loop: EventLoop, options: ClientConnectionOptions) {
@@ -36,10 +36,10 @@ final class HarnessSession: ClientConnectionDelegate {
     /// Closes the socket at once, without a close handshake (a lost network).
     func abort() { connection.abort() }
 
-    /// Sends `op` with `fields`; `reply` gets the whole reply object (`ok`, `result` or `error`).
+    /// Sends `op` with `fields`; `reply` gets the reply, read by the wire model.
     /// False when the connection is not open or its outbound queue is full.
     @discardableResult
-    func request(_ op: String, _ fields: [(String, JSONValue)] = [], reply: @escaping (JSONValue) -> Void) -> Bool {
+    func request(_ op: String, _ fields: [(String, JSONValue)] = [], reply: @escaping (ServerReply) -> Void) -> Bool {
         nextID += 1
         let id = String(nextID)
         var message: [UInt8] = []
@@ -61,13 +61,15 @@ final class HarnessSession: ClientConnectionDelegate {
             return onPublication(fields)
         }
         guard let message = try? JSONParser.parse(bytes, maxDepth: 64) else { return }
-        if let id = message["id"]?.stringValue, let reply = pending.removeValue(forKey: id) {
-            reply(message)
-        } else if let onPublication, message["event"]?.stringValue == "publication", let data = message["data"], let stamp = Stamp(json: data) {
-            // A stamped publication the scanner did not recognize (keys in another order).
-            onPublication(.init(epoch: message["epoch"]?.stringValue ?? "", offset: message["offset"]?.uint64Value ?? 0, stamp: stamp))
-        } else {
-            onEvent?(message)
+        if let reply = try? ServerReply(json: message), let id = reply.id, let callback = pending.removeValue(forKey: id) {
+            callback(reply)
+        } else if let event = try? ServerEvent(json: message) {
+            if let onPublication, case .publication(let publication) = event, let stamp = Stamp(json: publication.data) {
+                // A stamped publication the scanner did not recognize (keys in another order).
+                onPublication(.init(epoch: publication.epoch, offset: publication.offset, stamp: stamp))
+            } else {
+                onEvent?(event)
+            }
         }
     }
 
@@ -75,4 +77,20 @@ final class HarnessSession: ClientConnectionDelegate {
         pending.removeAll()
         onClose?(code, reason)
     }
+}
+
+extension ServerReply {
+    /// The result of a successful reply; nil for a refusal.
+    var result: JSONValue? {
+        if case .success(let result) = outcome { return result }
+        return nil
+    }
+
+    var error: ReplyError? {
+        if case .failure(let error) = outcome { return error }
+        return nil
+    }
+
+    /// The reply as it came, for a log line.
+    var text: String { String(decoding: message, as: UTF8.self) }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HuddleBuildInfo
 import HuddleClient
+import HuddleProtocol
 import HuddleIO
 
 @main

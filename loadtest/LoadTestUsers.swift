@@ -20,14 +20,12 @@ struct LoadTestUsers {
         let sent = session.request("signup", [
             ("username", .string(username)), ("email", .string("\(username)@loadtest.invalid")), ("password", .string(password(username))),
         ]) { reply in
-            if let token = reply["result"]?["token"]?.stringValue {
+            if let token = reply.result.flatMap({ try? AccountSession(result: $0) })?.token {
                 done(.success(token))
-            } else if let code = reply["error"]?["code"]?.stringValue, ["too_many_attempts", "busy"].contains(code),
-                let retryAfter = reply["error"]?["retry_after_ms"]?.int64Value
-            {
+            } else if let error = reply.error, ["too_many_attempts", "busy"].contains(error.code), let retryAfter = error.retryAfterMilliseconds {
                 _ = session.loop.schedule(after: max(1, retryAfter)) { signUp(username, on: session, done: done) }
             } else {
-                done(.failure(SetupFailure("signup of \(username) failed: \(JSONWriter.serialize(reply))")))
+                done(.failure(SetupFailure("signup of \(username) failed: \(reply.text)")))
             }
         }
         if !sent { done(.failure(SetupFailure("signup of \(username): the connection is not open"))) }
@@ -45,7 +43,7 @@ extension HarnessSession {
     /// refusal (or of a request that could not be sent).
     func expectOK(_ op: String, _ fields: [(String, JSONValue)], done: @escaping (String?) -> Void) {
         let sent = request(op, fields) { reply in
-            done(reply["ok"]?.boolValue == true ? nil : "\(op) refused: \(JSONWriter.serialize(reply))")
+            done(reply.result != nil ? nil : "\(op) refused: \(reply.text)")
         }
         if !sent { done("\(op) not sent: the connection is not open") }
     }

@@ -86,9 +86,10 @@ final class LocationScenario: Scenario {
         progress.say("subscribing each user to the loc: channels of the \(settings.followers) users it follows")
         social.stage(count: settings.users * settings.followers, name: "subscribe", step: { [self] stream, done in
             let (follower, followed) = (stream / settings.followers, self.followed(byStream: stream))
-            social.sessions[follower].request("subscribe", [("channel", .string("loc:\(social.users.username(followed))"))]) { [self] reply in
-                guard reply["ok"]?.boolValue == true, let offset = reply["result"]?["offset"]?.uint64Value else {
-                    measurement.error("subscribe to loc: refused: \(JSONWriter.serialize(reply))")
+            let channel = "loc:\(social.users.username(followed))"
+            social.sessions[follower].request("subscribe", [("channel", .string(channel))]) { [self] reply in
+                guard let offset = reply.result.flatMap({ try? Subscription(result: $0, channel: channel) })?.offset else {
+                    measurement.error("subscribe to loc: refused: \(reply.text)")
                     return done(false)
                 }
                 base[stream] = offset
@@ -141,19 +142,18 @@ final class LocationScenario: Scenario {
             ("time", .integer(time)),
         ]) { [self] reply in
             awaitingReplies -= 1
-            guard reply["ok"]?.boolValue == true else { return measurement.error("location_fix refused: \(JSONWriter.serialize(reply))") }
+            guard let result = reply.result else { return measurement.error("location_fix refused: \(reply.text)") }
             acknowledged += 1
-            if reply["result"]?["changed"]?.boolValue == true { changes[user] += 1 }
+            if (try? PlaceDecision(result: result))?.changed == true { changes[user] += 1 }
         }
         guard sent else { return measurement.recordFailure("fix not sent: the connection is closed or its queue full") }
         awaitingReplies += 1
         measurement.recordSent()
     }
 
-    private func received(_ event: JSONValue, by follower: Int) {
-        guard event["event"]?.stringValue == "publication", event["type"]?.stringValue == "place",
-              let channel = event["channel"]?.stringValue, channel.hasPrefix("loc:"), let offset = event["offset"]?.uint64Value
-        else { return }
+    private func received(_ event: ServerEvent, by follower: Int) {
+        guard case .publication(let publication) = event, publication.type == "place", publication.channel.hasPrefix("loc:") else { return }
+        let (channel, offset) = (publication.channel, publication.offset)
         let now = MonotonicClock.nanoseconds()
         let prefix = "loc:" + social.users.prefix + "_"
         guard channel.hasPrefix(prefix), let followed = Int(channel.dropFirst(prefix.count)), followed < settings.users,
@@ -161,7 +161,7 @@ final class LocationScenario: Scenario {
         else { return measurement.error("user \(follower) got a place change on \(channel), which it does not follow") }
         let stream = follower * settings.followers + step - 1
         checker.observe(stream: stream, sequence: Int(offset) - Int(base[stream]) - 1)
-        if let since = event["data"]?["since"]?.int64Value, let intended = fixTimes[followed][since] {
+        if let since = Whereabouts(publication)?.since, let intended = fixTimes[followed][since] {
             measurement.recordDelivery(intended: intended, at: now)
         } else {
             measurement.recordDeliveryWithoutLatency()

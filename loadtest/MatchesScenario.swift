@@ -70,9 +70,10 @@ final class MatchesScenario: Scenario {
         social.run(count: settings.users, friendships: SocialSetup.ring(users: settings.users, neighbours: settings.friends / 2)) { [self] in
             progress.say("subscribing every user to its inbox")
             social.stage(count: settings.users, name: "subscribe", step: { [self] user, done in
-                social.sessions[user].request("subscribe", [("channel", .string("inbox:\(social.users.username(user))"))]) { [self] reply in
-                    guard reply["ok"]?.boolValue == true, let offset = reply["result"]?["offset"]?.uint64Value else {
-                        measurement.error("subscribe to the inbox refused: \(JSONWriter.serialize(reply))")
+                let channel = "inbox:\(social.users.username(user))"
+                social.sessions[user].request("subscribe", [("channel", .string(channel))]) { [self] reply in
+                    guard let offset = reply.result.flatMap({ try? Subscription(result: $0, channel: channel) })?.offset else {
+                        measurement.error("subscribe to the inbox refused: \(reply.text)")
                         return done(false)
                     }
                     inboxBase[user] = offset
@@ -107,7 +108,7 @@ final class MatchesScenario: Scenario {
         if on { fields.append(("expires_in", .integer(3600))) }
         let sent = social.sessions[user].request(on ? "activity_on" : "activity_off", fields) { [self] reply in
             awaitingReplies -= 1
-            if reply["ok"]?.boolValue == true { acknowledged += 1 } else { measurement.error("\(on ? "activity_on" : "activity_off") refused: \(JSONWriter.serialize(reply))") }
+            if reply.result != nil { acknowledged += 1 } else { measurement.error("\(on ? "activity_on" : "activity_off") refused: \(reply.text)") }
         }
         guard sent else { return measurement.recordFailure("toggle not sent: the connection is closed or its queue full") }
         awaitingReplies += 1
@@ -123,15 +124,22 @@ final class MatchesScenario: Scenario {
         for user in 0..<settings.users where isOn[user] { send(on: false, user: user, intended: now) }
     }
 
-    private func received(_ event: JSONValue, by user: Int) {
-        guard event["event"]?.stringValue == "publication", let type = event["type"]?.stringValue,
-              type == "match" || type == "match_ended", let offset = event["offset"]?.uint64Value
-        else { return }
+    /// The other user and the activity of a `match` or `match_ended` notice.
+    private static func matchParties(_ notice: InboxNotice?) -> (user: String, activity: String)? {
+        switch notice {
+        case .match(let user, let activity)?, .matchEnded(let user, let activity, _)?: return (user, activity)
+        default: return nil
+        }
+    }
+
+    private func received(_ event: ServerEvent, by user: Int) {
+        guard case .publication(let publication) = event, case let type = publication.type, type == "match" || type == "match_ended" else { return }
+        let offset = publication.offset
         let now = MonotonicClock.nanoseconds()
         checker.observe(stream: user, sequence: Int(offset) - Int(inboxBase[user]) - 1)
-        guard let name = event["data"]?["user"]?.stringValue, let partner = index(of: name),
-              event["data"]?["activity"]?.stringValue?.lowercased() == activity(of: user).lowercased()
-        else { return measurement.error("user \(user) got a \(type) notice it cannot place: \(JSONWriter.serialize(event))") }
+        guard let (name, noticeActivity) = Self.matchParties(InboxNotice(publication)), let partner = index(of: name),
+              noticeActivity.lowercased() == activity(of: user).lowercased()
+        else { return measurement.error("user \(user) got a \(type) notice it cannot place: \(JSONWriter.serialize(publication.data))") }
         if type == "match" {
             matchNotices += 1
             matchCounts[user][partner, default: 0] += 1

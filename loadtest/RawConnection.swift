@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 import HuddleIO
 import HuddleWebSocket
 

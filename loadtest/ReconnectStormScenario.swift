@@ -147,17 +147,18 @@ final class ReconnectStormScenario: Scenario {
             if resuming {
                 fields.append(("since", .object([("epoch", .string(positions[index].epoch)), ("offset", .integer(positions[index].offset))])))
             }
+            let channel = roomName(room(ofSubscriber: index))
             session.request("subscribe", fields) { [self] reply in
-                guard reply["ok"]?.boolValue == true, let result = reply["result"] else {
-                    measurement.error("subscriber \(index): subscribe refused: \(JSONWriter.serialize(reply))")
+                guard let subscription = reply.result.flatMap({ try? Subscription(result: $0, channel: channel) }) else {
+                    measurement.error("subscriber \(index): subscribe refused: \(reply.text)")
                     if resuming { reconnectEnded(index, success: false) }
                     done?(false)
                     return
                 }
                 if resuming {
-                    resumed(index, result)
+                    resumed(index, subscription)
                 } else {
-                    positions[index] = Position(epoch: result["epoch"]?.stringValue ?? "", offset: result["offset"]?.uint64Value ?? 0)
+                    positions[index] = Position(epoch: subscription.epoch, offset: subscription.offset)
                 }
                 done?(true)
             }
@@ -225,7 +226,7 @@ final class ReconnectStormScenario: Scenario {
             let stamp = Stamp(publisher: message.stream, sequence: message.sequence, intended: message.intended)
             let room = roomName(message.stream / settings.publishersPerRoom)
             let sent = publishers[message.stream].request("publish", [("channel", .string(room)), ("data", stamp.json(padding: padding))]) { [self] reply in
-                if reply["ok"]?.boolValue == true { acknowledged += 1 } else { measurement.error("publish refused: \(JSONWriter.serialize(reply))") }
+                if reply.result != nil { acknowledged += 1 } else { measurement.error("publish refused: \(reply.text)") }
             }
             if sent { measurement.recordSent() } else { measurement.recordFailure("publish not sent: the connection is closed or its queue full") }
         }
@@ -279,23 +280,21 @@ final class ReconnectStormScenario: Scenario {
         loop.schedule(after: Int64(200 * attempt)) { [self] in reconnect(index, attempt: attempt + 1) }
     }
 
-    private func resumed(_ index: Int, _ result: JSONValue) {
+    private func resumed(_ index: Int, _ subscription: Subscription) {
         let now = MonotonicClock.nanoseconds()
         reconnectTime.record(from: droppedAt[index], to: now)
-        let recovered = result["recovered"]?.boolValue == true
+        let recovered = subscription.recovered == true
         if recovered { recoveredTrue += 1 } else { recoveredFalse += 1 }
-        if case .array(let publications) = result["publications"] ?? .null {
-            recoveredPublications += publications.count
-            for publication in publications {
-                guard let data = publication["data"], let stamp = Stamp(json: data) else { continue }
-                observe(stamp, offset: publication["offset"]?.uint64Value, by: index, live: false, now: now)
-            }
+        recoveredPublications += subscription.publications.count
+        for publication in subscription.publications {
+            guard let stamp = Stamp(json: publication.data) else { continue }
+            observe(stamp, offset: publication.offset, by: index, live: false, now: now)
         }
-        positions[index].epoch = result["epoch"]?.stringValue ?? positions[index].epoch
-        if !recovered, let latest = result["offset"]?.uint64Value {
+        positions[index].epoch = subscription.epoch
+        if !recovered {
             // Not recoverable: carry on from the channel's newest message; the checker reports
             // what was lost as gaps.
-            positions[index].offset = latest
+            positions[index].offset = subscription.offset
         }
         reconnectEnded(index, success: true)
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HuddleClient
+import HuddleProtocol
 
 // The subcommands: each reads its options, builds its scenario's settings and runs it.
 // loadtest/README.md explains every scenario and option.

@@ -1,5 +1,6 @@
 import Glibc
 import HuddleClient
+import HuddleProtocol
 import HuddleIO
 
 /// What the harness can know of the server it measured, and nothing it cannot: the URL it was

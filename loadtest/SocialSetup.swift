@@ -17,7 +17,7 @@ final class SocialSetup {
     private let concurrency: Int
     private var queue: SetupQueue?
     /// Gets each user's events once its session exists (set before `run`).
-    var onEvent: ((Int, JSONValue) -> Void)?
+    var onEvent: ((Int, ServerEvent) -> Void)?
 
     init(url: ClientURL, options: ClientConnectionOptions, loop: EventLoop, progress: Progress, measurement: Measurement, concurrency: Int = 100) {
         self.url = url

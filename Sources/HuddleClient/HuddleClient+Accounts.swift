@@ -6,7 +6,7 @@ import HuddleProtocol
 extension HuddleClient {
     /// `ping`: the server's clock, in milliseconds since the Unix epoch.
     public func ping(completion: @escaping (Result<Int64, HuddleClientError>) -> Void) {
-        request("ping", resendAfterReconnect: true, decode: { result throws(HuddleClientError) in try result.requiredInt64("time") }, completion: completion)
+        request("ping", resendAfterReconnect: true, reading: ReplyResult.time(in:), completion: completion)
     }
 
     /// `signup`: creates the account and signs this client in; the result carries the token.
@@ -41,7 +41,7 @@ extension HuddleClient {
     }
 
     private func signIn(_ op: String, _ arguments: [(String, JSONValue)], completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
-        request(op, arguments, decode: HuddleSession.decode) { [self] outcome in
+        request(op, arguments, reading: AccountSession.init(result:)) { [self] outcome in
             if case .success(let session) = outcome { signedIn(session) }
             completion(outcome)
         }
@@ -51,7 +51,7 @@ extension HuddleClient {
     /// how many were revoked. The client then reconnects anonymously, with no subscriptions.
     public func logOut(allDevices: Bool = false, completion: @escaping (Result<Int, HuddleClientError>) -> Void) {
         let arguments: [(String, JSONValue)] = allDevices ? [("all", .bool(true))] : []
-        request("logout", arguments, decode: { result throws(HuddleClientError) in try result.requiredInt("revoked") }) { [self] outcome in
+        request("logout", arguments, reading: ReplyResult.revoked(in:)) { [self] outcome in
             if case .success = outcome { signedOut() }
             completion(outcome)
         }
@@ -59,6 +59,6 @@ extension HuddleClient {
 
     /// `whoami`: the user and when the session expires (no token in the result).
     public func whoami(completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
-        request("whoami", resendAfterReconnect: true, decode: HuddleSession.decode, completion: completion)
+        request("whoami", resendAfterReconnect: true, reading: AccountSession.init(result:), completion: completion)
     }
 }

@@ -6,7 +6,7 @@ import HuddleProtocol
 extension HuddleClient {
     /// `activities`: the server's list and the caller's statuses that are on.
     public func activities(completion: @escaping (Result<ActivityList, HuddleClientError>) -> Void) {
-        request("activities", resendAfterReconnect: true, decode: ActivityList.decode, completion: completion)
+        request("activities", resendAfterReconnect: true, reading: ActivityList.init(result:), completion: completion)
     }
 
     /// `activity_on`: the caller is up for `activity` (any case), for every friend or only
@@ -19,7 +19,7 @@ extension HuddleClient {
         var arguments: [(String, JSONValue)] = [("activity", .string(activity))]
         if let friends { arguments.append(("friends", .array(friends.map(JSONValue.string)))) }
         if let seconds { arguments.append(("expires_in", .integer(seconds))) }
-        request("activity_on", arguments, decode: ActivityStatus.decode, completion: completion)
+        request("activity_on", arguments, reading: ActivityStatus.init(json:), completion: completion)
     }
 
     /// `activity_off`: the caller's matches on it end.
@@ -29,10 +29,7 @@ extension HuddleClient {
 
     /// `matches`: the caller's matches in force.
     public func matches(order: MatchOrder = .time, completion: @escaping (Result<[ActivityMatch], HuddleClientError>) -> Void) {
-        request("matches", [("order", .string(order.rawValue))], resendAfterReconnect: true, decode: { result throws(HuddleClientError) in
-            var matches: [ActivityMatch] = []
-            for object in try result.requiredArray("matches") { matches.append(try ActivityMatch.decode(object)) }
-            return matches
-        }, completion: completion)
+        request("matches", [("order", .string(order.rawValue))], resendAfterReconnect: true, reading: ReplyResult.matches(in:),
+                completion: completion)
     }
 }

@@ -38,7 +38,7 @@ extension HuddleClient {
         var arguments: [(String, JSONValue)] = [("channel", .string(channel)), ("data", data)]
         if let type { arguments.append(("type", .string(type))) }
         if let clientID { arguments.append(("client_id", .string(clientID))) }
-        request("publish", arguments, decode: PublishResult.decode, completion: completion)
+        request("publish", arguments, reading: PublishResult.init(result:), completion: completion)
     }
 
     /// `history`: a page of publications, newest first, with offsets below `before` if given.
@@ -46,12 +46,12 @@ extension HuddleClient {
         var arguments: [(String, JSONValue)] = [("channel", .string(channel))]
         if let before { arguments.append(("before", .integer(before))) }
         if let limit { arguments.append(("limit", .integer(limit))) }
-        request("history", arguments, resendAfterReconnect: true, decode: HistoryPage.decode, completion: completion)
+        request("history", arguments, resendAfterReconnect: true, reading: HistoryPage.init(result:), completion: completion)
     }
 
     /// `presence`: who is in a `room:` channel now, sorted.
     public func presence(_ channel: String, completion: @escaping (Result<[String], HuddleClientError>) -> Void) {
         request("presence", [("channel", .string(channel))], resendAfterReconnect: true,
-                decode: { result throws(HuddleClientError) in try result.requiredStrings("users") }, completion: completion)
+                reading: { result throws(WireFormatError) in try ChannelPresence(result: result).users }, completion: completion)
     }
 }

@@ -15,8 +15,7 @@ extension HuddleClient {
         var arguments: [(String, JSONValue)] = [("text", .string(text))]
         if let activity { arguments.append(("activity", .string(activity))) }
         if let at { arguments.append(("at", .integer(at))) }
-        request("post", arguments, decode: { result throws(HuddleClientError) in try FeedPost.decode(try result.requiredObject("post")) },
-                completion: completion)
+        request("post", arguments, reading: ReplyResult.post(in:), completion: completion)
     }
 
     /// `feed`: a page of posts, newest first; pass a page's `nextBefore` as `before` for the next.
@@ -24,7 +23,7 @@ extension HuddleClient {
         var arguments: [(String, JSONValue)] = []
         if let before { arguments.append(("before", .integer(before))) }
         if let limit { arguments.append(("limit", .integer(limit))) }
-        request("feed", arguments, resendAfterReconnect: true, decode: FeedPage.decode, completion: completion)
+        request("feed", arguments, resendAfterReconnect: true, reading: FeedPage.init(result:), completion: completion)
     }
 
     /// `like`: with `liked` nil, a toggle; with `true` or `false`, sets the state, and finding
@@ -33,12 +32,12 @@ extension HuddleClient {
     public func like(post: UInt64, liked: Bool? = nil, completion: @escaping (Result<PostLike, HuddleClientError>) -> Void) {
         var arguments: [(String, JSONValue)] = [("post", .integer(post))]
         if let liked { arguments.append(("liked", .bool(liked))) }
-        request("like", arguments, decode: PostLike.decode, completion: completion)
+        request("like", arguments, reading: PostLike.init(result:), completion: completion)
     }
 
     /// `comment`: a new comment on `post`.
     public func comment(on post: UInt64, text: String, completion: @escaping (Result<PostComment, HuddleClientError>) -> Void) {
-        request("comment", [("post", .integer(post)), ("text", .string(text))], decode: PostComment.decode, completion: completion)
+        request("comment", [("post", .integer(post)), ("text", .string(text))], reading: PostComment.init(result:), completion: completion)
     }
 
     /// `comments`: a page of `post`'s comments, newest first.
@@ -48,7 +47,7 @@ extension HuddleClient {
         var arguments: [(String, JSONValue)] = [("post", .integer(post))]
         if let before { arguments.append(("before", .integer(before))) }
         if let limit { arguments.append(("limit", .integer(limit))) }
-        request("comments", arguments, resendAfterReconnect: true, decode: CommentPage.decode, completion: completion)
+        request("comments", arguments, resendAfterReconnect: true, reading: CommentPage.init(result:), completion: completion)
     }
 
     /// `post_delete`: the caller's post is gone for everyone, with its likes and comments.

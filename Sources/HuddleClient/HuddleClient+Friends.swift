@@ -10,23 +10,19 @@ extension HuddleClient {
         var arguments: [(String, JSONValue)] = [("prefix", .string(prefix))]
         if let limit { arguments.append(("limit", .integer(limit))) }
         request("user_search", arguments, resendAfterReconnect: true,
-                decode: { result throws(HuddleClientError) in try result.requiredStrings("users") }, completion: completion)
+                reading: ReplyResult.users(in:), completion: completion)
     }
 
     /// `friend_request`: asks `user`; `.friends` when `user` had asked the caller already.
     public func sendFriendRequest(to user: String, message: String? = nil, completion: @escaping (Result<FriendRequestOutcome, HuddleClientError>) -> Void) {
         var arguments: [(String, JSONValue)] = [("user", .string(user))]
         if let message { arguments.append(("message", .string(message))) }
-        request("friend_request", arguments, decode: { result throws(HuddleClientError) in
-            let status = try result.requiredString("status")
-            guard let outcome = FriendRequestOutcome(rawValue: status) else { throw .invalidReply("unknown friend request status \(status)") }
-            return outcome
-        }, completion: completion)
+        request("friend_request", arguments, reading: FriendRequestOutcome.init(result:), completion: completion)
     }
 
     /// `friend_requests`: the requests waiting for an answer, both ways.
     public func friendRequests(completion: @escaping (Result<FriendRequestList, HuddleClientError>) -> Void) {
-        request("friend_requests", resendAfterReconnect: true, decode: FriendRequestList.decode, completion: completion)
+        request("friend_requests", resendAfterReconnect: true, reading: FriendRequestList.init(result:), completion: completion)
     }
 
     /// `friend_accept`: `user` asked the caller; they become friends.
@@ -51,13 +47,7 @@ extension HuddleClient {
 
     /// `friends`: sorted by username, with whether each is online.
     public func friends(completion: @escaping (Result<[Friend], HuddleClientError>) -> Void) {
-        request("friends", resendAfterReconnect: true, decode: { result throws(HuddleClientError) in
-            var friends: [Friend] = []
-            for object in try result.requiredArray("friends") {
-                friends.append(Friend(username: try object.requiredString("username"), online: try object.requiredBool("online")))
-            }
-            return friends
-        }, completion: completion)
+        request("friends", resendAfterReconnect: true, reading: ReplyResult.friends(in:), completion: completion)
     }
 
     private func change(_ op: String, user: String, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {

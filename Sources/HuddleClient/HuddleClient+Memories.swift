@@ -16,7 +16,7 @@ extension HuddleClient {
         var arguments: [(String, JSONValue)] = [("title", .string(title)), ("date", .string(date))]
         if let placeName { arguments.append(("place_name", .string(placeName))) }
         if let position { arguments.append(("position", position.json)) }
-        request("memory_create", arguments, decode: Self.decodeMemory, completion: completion)
+        request("memory_create", arguments, reading: ReplyResult.memory(in:), completion: completion)
     }
 
     /// `memory_update`: the fields given change, the others stay (at least one must be given).
@@ -30,7 +30,7 @@ extension HuddleClient {
         if let date { arguments.append(("date", .string(date))) }
         if let placeName { arguments.append(("place_name", .string(placeName))) }
         Self.append(position, to: &arguments)
-        request("memory_update", arguments, decode: Self.decodeMemory, completion: completion)
+        request("memory_update", arguments, reading: ReplyResult.memory(in:), completion: completion)
     }
 
     /// `memory_delete`: the memory and its points (its photos stay the caller's).
@@ -40,16 +40,12 @@ extension HuddleClient {
 
     /// `memories`: the caller's memories without their points, the newest `date` first.
     public func memories(completion: @escaping (Result<[Memory], HuddleClientError>) -> Void) {
-        request("memories", resendAfterReconnect: true, decode: { result throws(HuddleClientError) in
-            var memories: [Memory] = []
-            for object in try result.requiredArray("memories") { memories.append(try Memory.decode(object)) }
-            return memories
-        }, completion: completion)
+        request("memories", resendAfterReconnect: true, reading: ReplyResult.memories(in:), completion: completion)
     }
 
     /// `memory`: one of the caller's memories with its points.
     public func memory(_ id: UInt64, completion: @escaping (Result<Memory, HuddleClientError>) -> Void) {
-        request("memory", [("memory", .integer(id))], resendAfterReconnect: true, decode: Self.decodeMemory, completion: completion)
+        request("memory", [("memory", .integer(id))], resendAfterReconnect: true, reading: ReplyResult.memory(in:), completion: completion)
     }
 
     /// `point_add`: a point of memory `memory` at `time` (ms since the Unix epoch); `photos` are
@@ -63,7 +59,7 @@ extension HuddleClient {
         if let placeName { arguments.append(("place_name", .string(placeName))) }
         if let note { arguments.append(("note", .string(note))) }
         if let photos { arguments.append(("photos", .array(photos.map(JSONValue.string)))) }
-        request("point_add", arguments, decode: Self.decodePoint, completion: completion)
+        request("point_add", arguments, reading: Self.point(in:), completion: completion)
     }
 
     /// `point_update`: the fields given change (`photos` replaces the list), at least one.
@@ -77,7 +73,7 @@ extension HuddleClient {
         if let placeName { arguments.append(("place_name", .string(placeName))) }
         if let note { arguments.append(("note", .string(note))) }
         if let photos { arguments.append(("photos", .array(photos.map(JSONValue.string)))) }
-        request("point_update", arguments, decode: Self.decodePoint, completion: completion)
+        request("point_update", arguments, reading: Self.point(in:), completion: completion)
     }
 
     /// `point_delete`.
@@ -86,12 +82,8 @@ extension HuddleClient {
                 completion: completion)
     }
 
-    private static func decodeMemory(_ result: JSONValue) throws(HuddleClientError) -> Memory {
-        try Memory.decode(try result.requiredObject("memory"))
-    }
-
-    private static func decodePoint(_ result: JSONValue) throws(HuddleClientError) -> MemoryPoint {
-        try MemoryPoint.decode(try result.requiredObject("point"))
+    private static func point(in result: JSONValue) throws(WireFormatError) -> MemoryPoint {
+        try ReplyResult.memoryPoint(in: result).point
     }
 
     private static func append(_ change: MemoryPositionChange, to arguments: inout [(String, JSONValue)]) {

@@ -17,7 +17,7 @@ extension HuddleClient {
         if let id { arguments.append(("place_id", .integer(id))) }
         arguments += [("label", .string(label)), ("lat", .double(latitude)), ("lon", .double(longitude)), ("radius", .double(radius))]
         request("place_set", arguments,
-                decode: { result throws(HuddleClientError) in try Place.decode(try result.requiredObject("place")) }, completion: completion)
+                reading: ReplyResult.place(in:), completion: completion)
     }
 
     /// `place_remove`.
@@ -27,11 +27,7 @@ extension HuddleClient {
 
     /// `places`: the caller's places, by id.
     public func places(completion: @escaping (Result<[Place], HuddleClientError>) -> Void) {
-        request("places", resendAfterReconnect: true, decode: { result throws(HuddleClientError) in
-            var places: [Place] = []
-            for object in try result.requiredArray("places") { places.append(try Place.decode(object)) }
-            return places
-        }, completion: completion)
+        request("places", resendAfterReconnect: true, reading: ReplyResult.places(in:), completion: completion)
     }
 
     /// `location_fix`: a raw position (degrees), its `accuracy` (metres) and when the phone took
@@ -42,7 +38,7 @@ extension HuddleClient {
         completion: @escaping (Result<PlaceDecision, HuddleClientError>) -> Void
     ) {
         request("location_fix", [("lat", .double(latitude)), ("lon", .double(longitude)), ("accuracy", .double(accuracy)), ("time", .integer(time))],
-                resendAfterReconnect: true, decode: PlaceDecision.decode, completion: completion)
+                resendAfterReconnect: true, reading: PlaceDecision.init(result:), completion: completion)
     }
 
     /// `region`: the phone's own geofencing saw the caller enter (`entered`) or leave place `placeID`.
@@ -51,13 +47,11 @@ extension HuddleClient {
         placeID: UInt64, entered: Bool, time: Int64, completion: @escaping (Result<PlaceDecision, HuddleClientError>) -> Void
     ) {
         request("region", [("place_id", .integer(placeID)), ("event", .string(entered ? "enter" : "exit")), ("time", .integer(time))],
-                resendAfterReconnect: true, decode: PlaceDecision.decode, completion: completion)
+                resendAfterReconnect: true, reading: PlaceDecision.init(result:), completion: completion)
     }
 
     /// `where`: where `user` (the caller or a friend) is now.
     public func whereIs(_ user: String, completion: @escaping (Result<Whereabouts, HuddleClientError>) -> Void) {
-        request("where", [("user", .string(user))], resendAfterReconnect: true, decode: { result throws(HuddleClientError) in
-            try Whereabouts.decode(result, user: try result.requiredString("user"))
-        }, completion: completion)
+        request("where", [("user", .string(user))], resendAfterReconnect: true, reading: Whereabouts.init(result:), completion: completion)
     }
 }

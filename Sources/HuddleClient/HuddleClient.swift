@@ -41,39 +41,39 @@ public final class HuddleClient {
     public private(set) var configuration: HuddleClientConfiguration
     /// Events for the application, on the loop thread, in order.
     public var onEvent: ((HuddleEvent) -> Void)?
-    public private(set) var state: State = .idle
+    public internal(set) var state: State = .idle
     /// Who the client is signed in as; nil while anonymous.
-    public private(set) var user: HuddleUser?
+    public internal(set) var user: HuddleUser?
     /// The session token presented on every (re)connection; nil while anonymous.
     public private(set) var token: String?
 
-    private var connection: WebSocketClientConnection?
-    private var context: ClientLoopContext?
-    private var ledger = SubscriptionLedger()
+    var connection: WebSocketClientConnection?
+    var context: ClientLoopContext?
+    var ledger = SubscriptionLedger()
     /// Requests waiting for a ready connection, in call order.
-    private var queued: [OutgoingRequest] = []
+    var queued: [OutgoingRequest] = []
     /// Requests sent on the current connection, in send order (the order of their replies).
-    private var inFlight: [OutgoingRequest] = []
-    private var nextRequestNumber: UInt64 = 0
+    var inFlight: [OutgoingRequest] = []
+    var nextRequestNumber: UInt64 = 0
     /// Attempts since the last ready connection that ended before becoming ready.
-    private var failedAttempts = 0
-    private var retryAt: Int64 = 0
-    private var signInDeadline: Int64 = 0
+    var failedAttempts = 0
+    var retryAt: Int64 = 0
+    var signInDeadline: Int64 = 0
     /// When the last frame from the server arrived.
-    private var lastHeard: Int64 = 0
-    private var pingOutstanding = false
+    var lastHeard: Int64 = 0
+    var pingOutstanding = false
     /// Why the connection is being dropped by us, for the reconnecting event.
-    private var dropReason: String?
+    var dropReason: String?
     /// The refusal the server explained before closing with 4001 (`auth_failed`).
-    private var refusal: (code: String, message: String)?
+    var refusal: (code: String, message: String)?
     /// A logout succeeded: the 4001 that follows is expected, not a refusal.
-    private var signingOut = false
+    var signingOut = false
     /// A refused token has been replaced by a password login once since the last ready connection.
-    private var passwordRetried = false
+    var passwordRetried = false
     /// Resubscribes refused with `rate_limited`, to send again at the given time.
-    private var resumesDue: [(channel: String, at: Int64)] = []
+    var resumesDue: [(channel: String, at: Int64)] = []
     /// Who the last ready connection was signed in as: a new one as the same user resumes it.
-    private var lastReadyUsername: String?
+    var lastReadyUsername: String?
 
     // Bookkeeping of the loop context's sweep.
     var sweepSlot = -1
@@ -132,7 +132,7 @@ public final class HuddleClient {
     /// has one, and goes in the outbox: it waits for a connection without a timeout and is sent
     /// again, with the same `client_id`, after every drop until it is answered — the server does
     /// it once (a retry's result says `duplicate`). Only `stop()` or giving up fails it (`closed`).
-    public func request<Value>(
+    func request<Value>(
         _ op: String, _ arguments: [(String, JSONValue)] = [], resendAfterReconnect: Bool = false,
         decode: @escaping (JSONValue) throws(HuddleClientError) -> Value,
         completion: @escaping (Result<Value, HuddleClientError>) -> Void
@@ -148,12 +148,20 @@ public final class HuddleClient {
             complete: Self.decoding(decode, then: completion)))
     }
 
-    /// `request` with the raw `result` object.
-    public func request(
+    /// `request` with a reader of the wire model (HuddleProtocol): a result that does not
+    /// have the shape the op gives it is `invalidReply`.
+    func request<Value>(
         _ op: String, _ arguments: [(String, JSONValue)] = [], resendAfterReconnect: Bool = false,
-        completion: @escaping (Result<JSONValue, HuddleClientError>) -> Void
+        reading read: @escaping (JSONValue) throws(WireFormatError) -> Value,
+        completion: @escaping (Result<Value, HuddleClientError>) -> Void
     ) {
-        request(op, arguments, resendAfterReconnect: resendAfterReconnect, decode: { result throws(HuddleClientError) in result }, completion: completion)
+        request(op, arguments, resendAfterReconnect: resendAfterReconnect, decode: { result throws(HuddleClientError) in
+            do throws(WireFormatError) {
+                return try read(result)
+            } catch {
+                throw .invalidReply(error.reason)
+            }
+        }, completion: completion)
     }
 
     static func decoding<Value>(
@@ -194,7 +202,7 @@ public final class HuddleClient {
     }
 
     /// Puts `request` on the current connection.
-    private func transmit(_ request: OutgoingRequest) {
+    func transmit(_ request: OutgoingRequest) {
         guard let connection else {
             queued.append(request)
             return
@@ -221,113 +229,6 @@ public final class HuddleClient {
         }
         // Refused because the connection is closing: the close, which follows, treats it as lost.
         inFlight.append(request)
-    }
-
-    // MARK: Subscriptions (used by HuddleClient+Channels)
-
-    /// Tracks `channel` from `since` and sends a subscribe; its reply's publications are
-    /// delivered as events before `completion` runs.
-    func subscribe(channel: String, since: Position?, completion: @escaping (Result<SubscribeResult, HuddleClientError>) -> Void) {
-        guard state != .stopped else {
-            completion(.failure(.closed))
-            return
-        }
-        ledger.track(channel, since: since)
-        // Safe to repeat: a resent subscribe resumes from what was delivered meanwhile.
-        submit(OutgoingRequest(op: "subscribe", arguments: [], subscribeChannel: channel, deadline: deadline(), onLoss: .resend) { [self] outcome in
-            switch outcome {
-            case .success(let result):
-                completion(subscribed(channel, result: result))
-            case .failure(let error):
-                if ledger.entries[channel]?.confirmed == false { ledger.untrack(channel) }
-                completion(.failure(error))
-            }
-        })
-    }
-
-    /// Stops tracking `channel` at once (later publications are not delivered) and unsubscribes.
-    func unsubscribe(channel: String, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
-        ledger.untrack(channel)
-        request("unsubscribe", [("channel", .string(channel))], decode: { _ throws(HuddleClientError) in () }) { outcome in
-            // Over a lost connection the subscription is gone anyway: the next connection does not resume it.
-            if case .failure(.connectionLost) = outcome {
-                completion(.success(()))
-            } else {
-                completion(outcome)
-            }
-        }
-    }
-
-    /// A subscribe reply: delivers the replayed publications, then moves the channel's
-    /// position to its latest offset.
-    private func subscribed(_ channel: String, result: JSONValue) -> Result<SubscribeResult, HuddleClientError> {
-        do throws(HuddleClientError) {
-            let epoch = try result.requiredString("epoch")
-            let offset = try result.requiredUInt64("offset")
-            let recovered = try result.optionalBool("recovered")
-            var delivered = 0
-            var gap = false
-            for object in try result.requiredArray("publications") {
-                let publication = try ChannelPublication.decode(object, channel: channel, epoch: epoch)
-                switch ledger.offer(channel: channel, epoch: epoch, offset: publication.offset, replayed: true) {
-                case .deliver:
-                    delivered += 1
-                    emit(.publication(publication))
-                case .gap:
-                    gap = true
-                case .duplicate, .untracked:
-                    continue
-                }
-                if gap { break }
-            }
-            var current: Whereabouts?
-            if let object = result["current"], let owner = LocationChannel.user(in: channel) {
-                current = try Whereabouts.decode(object, user: owner)
-            }
-            if gap {
-                resync(channel)
-            } else {
-                ledger.subscribed(channel: channel, epoch: epoch, offset: offset)
-                // After what was replayed, as the place it leads to.
-                if let current, ledger.isTracked(channel) { emit(.whereabouts(current)) }
-            }
-            return .success(SubscribeResult(
-                channel: channel, epoch: epoch, offset: offset, recovered: recovered, delivered: delivered, current: current))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// Resubscribes `channel` from its position: after a reconnect, or a gap noticed in the
-    /// live stream. The reply replays what was missed, or says it cannot.
-    private func resume(_ channel: String) {
-        let request = OutgoingRequest(op: "subscribe", arguments: [], subscribeChannel: channel, deadline: .max, onLoss: .drop) { [self] outcome in
-            switch outcome {
-            case .success(let result):
-                switch subscribed(channel, result: result) {
-                case .success(let subscription):
-                    if let recovered = subscription.recovered, ledger.isTracked(channel) {
-                        emit(.recovered(channel: channel, recovered: recovered))
-                    }
-                case .failure(let error):
-                    ledger.untrack(channel)
-                    emit(.subscriptionEnded(channel: channel, error: error))
-                }
-            case .failure(.server(code: "rate_limited", _, let retryAfter)):
-                resumesDue.append((channel, MonotonicClock.milliseconds() + (retryAfter ?? 1000)))
-            case .failure(let error):
-                guard ledger.isTracked(channel) else { return }
-                ledger.untrack(channel)
-                emit(.subscriptionEnded(channel: channel, error: error))
-            }
-        }
-        transmit(request)
-    }
-
-    private func resync(_ channel: String) {
-        guard state == .ready, ledger.isTracked(channel) else { return }
-        ledger.beginResync(channel)
-        resume(channel)
     }
 
     // MARK: Sign-in state (used by HuddleClient+Accounts)
@@ -358,7 +259,7 @@ public final class HuddleClient {
         context?.watch(self)
     }
 
-    private func openConnection() {
+    func openConnection() {
         var options = configuration.connection
         if !options.subprotocols.contains("huddle.v1") { options.subprotocols.insert("huddle.v1", at: 0) }
         if let token { options.headers.append(("Authorization", "Bearer \(token)")) }
@@ -370,7 +271,7 @@ public final class HuddleClient {
         connection.connect()
     }
 
-    fileprivate func connectionOpened(_ connection: WebSocketClientConnection) {
+    func connectionOpened(_ connection: WebSocketClientConnection) {
         guard connection === self.connection else { return }
         lastHeard = MonotonicClock.milliseconds()
         pingOutstanding = false
@@ -394,8 +295,8 @@ public final class HuddleClient {
             guard state == .signingIn else { return }
             switch outcome {
             case .success(let result):
-                do throws(HuddleClientError) {
-                    signedIn(try HuddleSession.decode(result))
+                do throws(WireFormatError) {
+                    signedIn(try AccountSession(result: result))
                     becomeReady()
                 } catch {
                     drop("invalid login reply: \(error)")
@@ -413,7 +314,7 @@ public final class HuddleClient {
         ["rate_limited", "unavailable", "internal_error", "too_many_attempts", "busy"].contains(code)
     }
 
-    private func becomeReady() {
+    func becomeReady() {
         state = .ready
         failedAttempts = 0
         passwordRetried = false
@@ -432,13 +333,13 @@ public final class HuddleClient {
     }
 
     /// Ends the current connection at once, for a reason of ours; it reconnects as after a drop.
-    private func drop(_ reason: String) {
+    func drop(_ reason: String) {
         guard let connection else { return }
         dropReason = reason
         connection.abort()
     }
 
-    fileprivate func connectionClosed(_ connection: WebSocketClientConnection, code: WebSocketCloseCode?, reason: String) {
+    func connectionClosed(_ connection: WebSocketClientConnection, code: WebSocketCloseCode?, reason: String) {
         guard connection === self.connection else { return }
         self.connection = nil
         pingOutstanding = false
@@ -506,7 +407,7 @@ public final class HuddleClient {
     }
 
     /// Stops for good: every waiting request fails with `closed`.
-    private func finish(_ reason: HuddleStopReason) {
+    func finish(_ reason: HuddleStopReason) {
         if let connection {
             self.connection = nil
             connection.abort()
@@ -527,141 +428,5 @@ public final class HuddleClient {
         // The reason first, so the application knows why before its requests fail.
         emit(.stopped(reason))
         for request in abandoned { request.complete(.failure(.closed)) }
-    }
-
-    // MARK: Messages
-
-    fileprivate func received(_ event: WebSocketEvent, on connection: WebSocketClientConnection) {
-        guard connection === self.connection else { return }
-        lastHeard = MonotonicClock.milliseconds()
-        pingOutstanding = false
-        guard case .text(let bytes) = event, let message = try? JSONParser.parse(bytes, maxDepth: 64) else { return }
-        if let id = message["id"]?.stringValue {
-            reply(id: id, message)
-        } else if let name = message["event"]?.stringValue {
-            handleEvent(name, message)
-        }
-    }
-
-    private func reply(id: String, _ message: JSONValue) {
-        // Replies come in request order, so this is nearly always the first.
-        guard let index = inFlight.firstIndex(where: { $0.id == id }) else { return }
-        let request = inFlight.remove(at: index)
-        if message["ok"]?.boolValue == true {
-            request.complete(.success(message["result"] ?? .object([])))
-        } else {
-            let error = message["error"]
-            request.complete(.failure(.server(
-                code: error?["code"]?.stringValue ?? "unknown", message: error?["message"]?.stringValue ?? "",
-                retryAfterMilliseconds: error?["retry_after_ms"]?.int64Value)))
-        }
-    }
-
-    private func handleEvent(_ name: String, _ message: JSONValue) {
-        switch name {
-        case "publication":
-            guard let channel = message["channel"]?.stringValue, let epoch = message["epoch"]?.stringValue,
-                let publication = try? ChannelPublication.decode(message, channel: channel, epoch: epoch)
-            else { return }
-            switch ledger.offer(channel: channel, epoch: epoch, offset: publication.offset, replayed: false) {
-            case .deliver: emit(.publication(publication))
-            case .gap: resync(channel)
-            case .duplicate, .untracked: break
-            }
-        case "presence":
-            guard let user = message["user"]?.stringValue, let online = message["online"]?.boolValue else { return }
-            emit(.presence(user: user, online: online, time: message["time"]?.int64Value ?? 0))
-        case "typing":
-            guard let channel = message["channel"]?.stringValue, let user = message["user"]?.stringValue else { return }
-            emit(.typing(channel: channel, user: user, time: message["time"]?.int64Value ?? 0))
-        case "session":
-            guard state == .signingIn, let object = message["user"], let user = try? HuddleUser.decode(object) else { return }
-            self.user = user
-            becomeReady()
-        case "auth_failed":
-            let error = message["error"]
-            refusal = (error?["code"]?.stringValue ?? "auth_failed", error?["message"]?.stringValue ?? "")
-        case "memory_changed":
-            if let (change, time) = MemoryChange.decode(message) {
-                emit(.memory(change, time: time))
-            } else {
-                emit(.other(name: name, message: message))
-            }
-        default:
-            if let change = FeedEvent(name: name, message) {
-                emit(.feed(change))
-            } else {
-                emit(.other(name: name, message: message))
-            }
-        }
-    }
-
-    private func emit(_ event: HuddleEvent) {
-        onEvent?(event)
-    }
-
-    // MARK: Deadlines (called by the loop context's sweep)
-
-    func sweep(now: Int64) {
-        expireRequests(now: now)
-        switch state {
-        case .waiting:
-            if now >= retryAt { openConnection() }
-        case .signingIn:
-            if now >= signInDeadline {
-                drop("not signed in within \(configuration.requestTimeoutMilliseconds) ms")
-            } else {
-                checkHeartbeat(now: now)
-            }
-        case .ready:
-            checkHeartbeat(now: now)
-            if !resumesDue.isEmpty { resendDueResumes(now: now) }
-        case .idle, .connecting, .stopped:
-            break
-        }
-    }
-
-    private func expireRequests(now: Int64) {
-        guard queued.contains(where: { $0.deadline <= now }) || inFlight.contains(where: { $0.deadline <= now }) else { return }
-        let expired = queued.filter { $0.deadline <= now } + inFlight.filter { $0.deadline <= now }
-        queued.removeAll { $0.deadline <= now }
-        // A late reply to one of these finds no request and is ignored.
-        inFlight.removeAll { $0.deadline <= now }
-        for request in expired { request.complete(.failure(.timedOut)) }
-    }
-
-    private func checkHeartbeat(now: Int64) {
-        let silence = now - lastHeard
-        if silence >= configuration.heartbeat.deadAfterMilliseconds {
-            drop("no frame from the server for \(silence) ms")
-        } else if silence >= configuration.heartbeat.pingAfterMilliseconds && !pingOutstanding {
-            pingOutstanding = connection?.ping() ?? false
-        }
-    }
-
-    private func resendDueResumes(now: Int64) {
-        let due = resumesDue.filter { $0.at <= now }
-        resumesDue.removeAll { $0.at <= now }
-        for (channel, _) in due where ledger.isTracked(channel) { resume(channel) }
-    }
-}
-
-/// Forwards one connection's delegate calls to its client without keeping the client alive:
-/// a connection holds its delegate until it closes, and the client holds the connection.
-private final class ConnectionEvents: ClientConnectionDelegate {
-    weak var client: HuddleClient?
-
-    init(_ client: HuddleClient) { self.client = client }
-
-    func webSocketDidOpen(_ connection: WebSocketClientConnection, subprotocol: String?, extensions: [String]) {
-        client?.connectionOpened(connection)
-    }
-
-    func webSocket(_ connection: WebSocketClientConnection, didReceive event: WebSocketEvent) {
-        client?.received(event, on: connection)
-    }
-
-    func webSocketDidClose(_ connection: WebSocketClientConnection, code: WebSocketCloseCode?, reason: String, clean: Bool) {
-        client?.connectionClosed(connection, code: code, reason: reason)
     }
 }

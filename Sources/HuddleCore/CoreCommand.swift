@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// A durable state change: what the write-ahead log records and a replay re-applies.
 ///
 /// `HuddleCore.apply(_:)` is a pure function of (state, command): everything it needs — time,
@@ -83,7 +85,7 @@ public enum CoreCommand: Sendable, Equatable {
     case updateMemory(owner: Username, id: UInt64, title: String, date: String, placeName: String, position: MemoryPosition?, time: Int64)
     /// The memory and its points are gone; the photos stay owned.
     case deleteMemory(owner: Username, id: UInt64, time: Int64)
-    /// Adds the point (a new id from `Memory.nextPointID`) or, with an existing id, replaces it.
+    /// Adds the point (a new id from `StoredMemory.nextPointID`) or, with an existing id, replaces it.
     case putMemoryPoint(owner: Username, memory: UInt64, point: MemoryPoint, time: Int64)
     case deleteMemoryPoint(owner: Username, memory: UInt64, point: UInt64, time: Int64)
     /// `owner` uploaded the photo with this hash; its bytes are in the data directory already.

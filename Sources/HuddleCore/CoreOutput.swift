@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Something the server must do after a request: send a reply or an event, verify a password,
 /// close connections.
 public enum CoreOutput: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// The result of one request, as `CoreOutput.reply` carries it.
 ///
 /// The first results of keyed writes are logged and snapshotted (`CoreCommand.keepResult`), as
@@ -65,21 +67,21 @@ public indirect enum CoreReply: Sendable, Equatable {
     case places([Place])
     /// `location_fix`, `region`: the decided place now, whether this report changed it, and
     /// whether it was ignored (not newer than the last accepted report).
-    case location(Whereabouts, changed: Bool, ignored: Bool)
+    case location(DecidedPlace, changed: Bool, ignored: Bool)
     /// `where`.
-    case whereabouts(user: Username, Whereabouts)
+    case whereabouts(user: Username, DecidedPlace)
     /// `subscribe` to a `loc:` channel: as `subscribed`, plus the owner's place now, so a
     /// follower sees it at once however old the last `place` publication is.
-    case locationSubscribed(channel: String, epoch: String, offset: UInt64, recovered: Bool?, publications: [Publication], current: Whereabouts)
+    case locationSubscribed(channel: String, epoch: String, offset: UInt64, recovered: Bool?, publications: [Publication], current: DecidedPlace)
 
     // Memories.
     /// `memory_create`, `memory_update` (without points) and `memory` (with them).
-    case memory(Memory, includingPoints: Bool)
+    case memory(StoredMemory, includingPoints: Bool)
     /// `memories`: newest date first, without points.
-    case memories([Memory])
+    case memories([StoredMemory])
     /// `point_add`, `point_update`.
     case memoryPoint(memory: UInt64, MemoryPoint)
     /// A result without points (`memory_update`), as kept for a retry: the memory with its
     /// points left out, so a kept result stays small, and how many it had.
-    case keptMemory(Memory, pointCount: Int)
+    case keptMemory(StoredMemory, pointCount: Int)
 }

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 import Glibc
 
 /// Distances on the Earth for place decisions: the haversine formula on a sphere of the mean

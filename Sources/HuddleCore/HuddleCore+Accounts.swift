@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Accounts and sessions: signup, login, auth, logout, whoami (protocol.md, "Authentication").
 extension HuddleCore {
     static let revokedCloseCode: UInt16 = 4001

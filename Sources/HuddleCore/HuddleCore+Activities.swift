@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Activities (protocol.md, "Activities and matches"): a user turns an activity from the
 /// configured list on — for every friend or for chosen ones, until it expires — or off, and
 /// lists the list and their own statuses. What statuses do to matches is in

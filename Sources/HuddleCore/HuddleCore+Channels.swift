@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Channels: subscribe with recovery, unsubscribe, publish, history and room presence
 /// (protocol.md, "Channels" and "Ops").
 extension HuddleCore {
@@ -164,6 +166,11 @@ extension HuddleCore {
 
     /// A notice the server itself publishes (friend requests, …) to `inbox:USER`: stored and
     /// logged like any publication, and delivered to the inbox's live subscribers.
+    /// `notice` on `user`'s inbox, in its wire form.
+    func publishNotice(_ notice: InboxNotice, to user: Username, at time: Int64, into step: inout CoreStep) {
+        publishNotice(to: user, type: notice.type, data: JSONWriter.serialize(notice.data), at: time, into: &step)
+    }
+
     func publishNotice(to user: Username, type: String, data: String, at time: Int64, into step: inout CoreStep) {
         let channel = "inbox:" + user
         let publication = appendPublication(to: channel, namespace: .inbox, from: nil, type: type, data: data, time: time)

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Chat rooms beyond publishing: read markers, unread counts (the badge) and typing
 /// indicators (protocol.md, "Chat").
 extension HuddleCore {

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// The circle feed: posts, the feed of one's own and one's friends' posts, likes, comments and
 /// deleting a post (protocol.md, "Feed").
 ///

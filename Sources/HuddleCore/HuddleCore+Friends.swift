@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Friends: user search, requests with a message, accept, decline, cancel, remove, and the
 /// friends list with presence (protocol.md, "Friends").
 ///
@@ -50,12 +52,12 @@ extension HuddleCore {
             return fail(connection, requestID, refusal, into: &step)
         }
         record(.sendFriendRequest(from: me, to: other, message: message, time: time), into: &step)
-        let notice = JSONText.object([("from", JSONText.string(me)), ("to", JSONText.string(other)), ("message", JSONText.string(message))])
-        publishNotice(to: other, type: "friend_request", data: notice, at: time, into: &step)
+        let notice = InboxNotice.friendRequest(from: me, to: other, message: message)
+        publishNotice(notice, to: other, at: time, into: &step)
         if friendRequestThrottle.mayPush(to: other, at: time) {
             notifyOfflineOfFriendRequest(other, from: me, message: message, at: time, into: &step)
         }
-        publishNotice(to: me, type: "friend_request", data: notice, at: time, into: &step)
+        publishNotice(notice, to: me, at: time, into: &step)
         reply(connection, requestID, .friendRequestSent(becameFriends: false), into: &step)
     }
 
@@ -83,7 +85,7 @@ extension HuddleCore {
             }
             befriend(requester: requester, accepter: identity.username, at: time, into: &step)
         } else {
-            drop(from: requester, to: identity.username, noticeType: "friend_declined", at: time, into: &step)
+            drop(from: requester, to: identity.username, notice: InboxNotice.friendDeclined, at: time, into: &step)
         }
         reply(connection, requestID, .done, into: &step)
     }
@@ -95,7 +97,7 @@ extension HuddleCore {
         guard durableState.friendships.request(from: identity.username, to: recipient) != nil else {
             return fail(connection, requestID, CoreError(.noRequest, "you have not asked \(recipient)"), into: &step)
         }
-        drop(from: identity.username, to: recipient, noticeType: "friend_cancelled", at: time, into: &step)
+        drop(from: identity.username, to: recipient, notice: InboxNotice.friendCancelled, at: time, into: &step)
         friendRequestThrottle.cancelled(from: identity.username, to: recipient, at: time)
         reply(connection, requestID, .done, into: &step)
     }
@@ -115,9 +117,9 @@ extension HuddleCore {
                 subscriptions.remove(readerConnection, from: "loc:" + owner)
             }
         }
-        let notice = JSONText.object([("user", JSONText.string(me)), ("friend", JSONText.string(friend))])
-        publishNotice(to: friend, type: "friend_removed", data: notice, at: time, into: &step)
-        publishNotice(to: me, type: "friend_removed", data: notice, at: time, into: &step)
+        let notice = InboxNotice.friendRemoved(user: me, friend: friend)
+        publishNotice(notice, to: friend, at: time, into: &step)
+        publishNotice(notice, to: me, at: time, into: &step)
         endActivities(between: me, and: friend, at: time, into: &step)
         reply(connection, requestID, .done, into: &step)
     }
@@ -132,10 +134,10 @@ extension HuddleCore {
     /// friends — tells each side's live connections whether the other is online now.
     private func befriend(requester: Username, accepter: Username, at time: Int64, into step: inout CoreStep) {
         record(.acceptFriendRequest(from: requester, to: accepter, time: time), into: &step)
-        let notice = JSONText.object([("from", JSONText.string(requester)), ("to", JSONText.string(accepter))])
-        publishNotice(to: requester, type: "friend_accepted", data: notice, at: time, into: &step)
+        let notice = InboxNotice.friendAccepted(from: requester, to: accepter)
+        publishNotice(notice, to: requester, at: time, into: &step)
         notifyOfflineOfAcceptance(requester, by: accepter, at: time, into: &step)
-        publishNotice(to: accepter, type: "friend_accepted", data: notice, at: time, into: &step)
+        publishNotice(notice, to: accepter, at: time, into: &step)
         startActivityMatches(between: requester, and: accepter, at: time, into: &step)
         for (user, friend) in [(requester, accepter), (accepter, requester)] where isOnline(user) {
             let recipients = connections.connections(of: friend)
@@ -143,11 +145,13 @@ extension HuddleCore {
         }
     }
 
-    private func drop(from sender: Username, to recipient: Username, noticeType: String, at time: Int64, into step: inout CoreStep) {
+    private func drop(
+        from sender: Username, to recipient: Username, notice: (String, String) -> InboxNotice, at time: Int64, into step: inout CoreStep
+    ) {
         record(.dropFriendRequest(from: sender, to: recipient, time: time), into: &step)
-        let notice = JSONText.object([("from", JSONText.string(sender)), ("to", JSONText.string(recipient))])
-        publishNotice(to: recipient, type: noticeType, data: notice, at: time, into: &step)
-        publishNotice(to: sender, type: noticeType, data: notice, at: time, into: &step)
+        let notice = notice(sender, recipient)
+        publishNotice(notice, to: recipient, at: time, into: &step)
+        publishNotice(notice, to: sender, at: time, into: &step)
     }
 
     /// `too_many_friends` when either side is at the friends bound, else nil.

@@ -41,7 +41,7 @@ extension CoreReply {
     /// its points is kept without them (up to 100 points of a few KiB each).
     var keptForm: CoreReply {
         guard case .memory(let memory, includingPoints: false) = self else { return self }
-        var summary = Memory(
+        var summary = StoredMemory(
             id: memory.id, owner: memory.owner, title: memory.title, date: memory.date, placeName: memory.placeName,
             position: memory.position, createdAt: memory.createdAt)
         summary.updatedAt = memory.updatedAt

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Matches (protocol.md, "Activities and matches"): two friends match on an activity when each
 /// has a status on that the other is in the audience of, and the two are the same activity or
 /// one of them is "Anything" (it matches every activity; the match is then on the other one,
@@ -110,8 +112,7 @@ extension HuddleCore {
         let (first, second) = user < partner ? (user, partner) : (partner, user)
         record(.startMatch(user: first, partner: second, activity: activity, time: time), into: &step)
         for (recipient, other) in [(first, second), (second, first)] {
-            let notice = JSONText.object([("user", JSONText.string(other)), ("activity", JSONText.string(activity))])
-            publishNotice(to: recipient, type: "match", data: notice, at: time, into: &step)
+            publishNotice(.match(user: other, activity: activity), to: recipient, at: time, into: &step)
             notifyOfflineOfMatch(recipient, with: other, activity: activity, at: time, into: &step)
         }
     }
@@ -123,10 +124,8 @@ extension HuddleCore {
         let (first, second) = user < partner ? (user, partner) : (partner, user)
         record(.endMatch(user: first, partner: second, activity: activity, reason: reason, time: time), into: &step)
         for (recipient, other) in [(first, second), (second, first)] {
-            let notice = JSONText.object([
-                ("user", JSONText.string(other)), ("activity", JSONText.string(activity)), ("reason", JSONText.string(reason.rawValue)),
-            ])
-            publishNotice(to: recipient, type: "match_ended", data: notice, at: time, into: &step)
+            let notice = InboxNotice.matchEnded(user: other, activity: activity, reason: MatchEndReason(reason.rawValue))
+            publishNotice(notice, to: recipient, at: time, into: &step)
         }
     }
 }

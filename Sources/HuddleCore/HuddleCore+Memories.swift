@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Memories (protocol.md, "Memories and photos"): a user's private memories and their points,
 /// kept in step across the user's devices.
 ///
@@ -13,7 +15,7 @@ extension HuddleCore {
         guard let date = fields.date else { return refuseMemoryRequest(connection, requestID, "date is required", into: &step) }
         var position: MemoryPosition?
         if case .set(let given) = fields.position { position = given.normalized }
-        let memory = Memory(
+        let memory = StoredMemory(
             id: durableState.memories.nextID, owner: owner, title: title, date: date, placeName: fields.placeName ?? "",
             position: position, createdAt: time)
         if let problem = Self.memoryRefusal(of: memory) { return refuseMemoryRequest(connection, requestID, problem, into: &step) }
@@ -26,7 +28,7 @@ extension HuddleCore {
             position: memory.position, time: time), into: &step)
         let stored = durableState.memories[memory.id]!
         reply(connection, requestID, .memory(stored, includingPoints: true), into: &step)
-        announceMemoryChange(.created(stored), to: owner, into: &step)
+        announceMemoryChange(.created(stored.shown()), to: owner, into: &step)
     }
 
     func updateMemory(
@@ -49,7 +51,7 @@ extension HuddleCore {
             time: time), into: &step)
         let stored = durableState.memories[id]!
         reply(connection, requestID, .memory(stored, includingPoints: false), into: &step)
-        announceMemoryChange(.updated(stored), to: owner, into: &step)
+        announceMemoryChange(.updated(stored.shown()), to: owner, into: &step)
     }
 
     func deleteMemory(_ connection: ConnectionRef, requestID: String, memory id: UInt64, at time: Int64, into step: inout CoreStep) {
@@ -128,7 +130,7 @@ extension HuddleCore {
         }
         record(.deleteMemoryPoint(owner: owner, memory: id, point: pointID, time: time), into: &step)
         reply(connection, requestID, .done, into: &step)
-        announceMemoryChange(.pointDeleted(durableState.memories[id]!, point: pointID), to: owner, into: &step)
+        announceMemoryChange(.pointDeleted(durableState.memories[id]!.shown(), point: pointID), to: owner, into: &step)
     }
 
     // MARK: Helpers
@@ -139,12 +141,12 @@ extension HuddleCore {
     ) {
         record(.putMemoryPoint(owner: owner, memory: id, point: point, time: time), into: &step)
         reply(connection, requestID, .memoryPoint(memory: id, point), into: &step)
-        announceMemoryChange(change(durableState.memories[id]!, point), to: owner, into: &step)
+        announceMemoryChange(change(durableState.memories[id]!.shown(), point), to: owner, into: &step)
     }
 
     /// The caller's memory with this id. Otherwise nil, having replied `memory_not_found` —
     /// also for someone else's memory, which the caller must not learn exists.
-    private func ownedMemory(_ id: UInt64, of owner: Username, _ connection: ConnectionRef, _ requestID: String, into step: inout CoreStep) -> Memory? {
+    private func ownedMemory(_ id: UInt64, of owner: Username, _ connection: ConnectionRef, _ requestID: String, into step: inout CoreStep) -> StoredMemory? {
         guard let memory = durableState.memories[id], memory.owner == owner else {
             fail(connection, requestID, CoreError(.memoryNotFound, "you have no memory \(id)"), into: &step)
             return nil
@@ -169,7 +171,7 @@ extension HuddleCore {
     }
 
     /// Why a memory's own fields break the rules, or nil.
-    private static func memoryRefusal(of memory: Memory) -> String? {
+    private static func memoryRefusal(of memory: StoredMemory) -> String? {
         MemoryRules.titleRefusal(memory.title) ?? MemoryRules.dateRefusal(memory.date) ?? MemoryRules.placeNameRefusal(memory.placeName)
             ?? memory.position?.refusal
     }

@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// Places and location, the family clock (protocol.md, "Places and location"): a user's
 /// places, raw fixes and region events turned into a decided place (`LocationDecision`), and
 /// that place — never a coordinate — published on `loc:USER` when it changes.
@@ -108,18 +110,18 @@ extension HuddleCore {
     }
 
     /// What friends may know of the user's location now.
-    func whereabouts(of user: Username) -> Whereabouts {
-        guard let mine = durableState.places[user] else { return Whereabouts(label: Whereabouts.unknownLabel, placeID: nil, since: nil) }
+    func whereabouts(of user: Username) -> DecidedPlace {
+        guard let mine = durableState.places[user] else { return DecidedPlace(label: DecidedPlace.unknownLabel, placeID: nil, since: nil) }
         let since = mine.location.since
         switch mine.location.current {
         case .unknown:
-            return Whereabouts(label: Whereabouts.unknownLabel, placeID: nil, since: since)
+            return DecidedPlace(label: DecidedPlace.unknownLabel, placeID: nil, since: since)
         case .traveling:
-            return Whereabouts(label: Whereabouts.travelingLabel, placeID: nil, since: since)
+            return DecidedPlace(label: DecidedPlace.travelingLabel, placeID: nil, since: since)
         case .place(let id):
             // `removePlace` moves the user off a removed place, so the place is there.
-            guard let place = mine.place(id) else { return Whereabouts(label: Whereabouts.unknownLabel, placeID: nil, since: since) }
-            return Whereabouts(label: place.label, placeID: id, since: since)
+            guard let place = mine.place(id) else { return DecidedPlace(label: DecidedPlace.unknownLabel, placeID: nil, since: since) }
+            return DecidedPlace(label: place.label, placeID: id, since: since)
         }
     }
 
@@ -144,7 +146,7 @@ extension HuddleCore {
     /// and logged like any publication, delivered to the followers subscribed now.
     private func publishWhereabouts(of user: Username, at time: Int64, into step: inout CoreStep) {
         let channel = "loc:" + user
-        let data = whereabouts(of: user).publicationData
+        let data = JSONWriter.serialize(.object(whereabouts(of: user).shown(of: user).members))
         let publication = appendPublication(to: channel, namespace: .loc, from: user, type: Self.placePublicationType, data: data, time: time)
         step.commands.append(.publish(channel: channel, from: user, type: Self.placePublicationType, data: data, time: time))
         deliver(publication, into: &step)

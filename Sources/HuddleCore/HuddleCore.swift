@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// The product's state machine: accounts, sessions, channels with offsets and history,
 /// subscriptions and presence.
 ///
@@ -264,7 +266,7 @@ public final class HuddleCore {
 
         // Memories.
         case let .createMemory(owner, id, title, date, placeName, position, time):
-            durableState.memories.put(Memory(id: id, owner: owner, title: title, date: date, placeName: placeName, position: position, createdAt: time))
+            durableState.memories.put(StoredMemory(id: id, owner: owner, title: title, date: date, placeName: placeName, position: position, createdAt: time))
         case let .updateMemory(owner, id, title, date, placeName, position, time):
             durableState.memories.modify(id, ownedBy: owner) { memory in
                 memory.title = title

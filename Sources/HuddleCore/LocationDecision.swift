@@ -1,3 +1,5 @@
+import HuddleProtocol
+
 /// How the server turns a user's observations into the place friends see (protocol.md, "How
 /// the place is decided"). Pure: the state after an observation depends only on the state
 /// before, the user's places and the observation, so `handle` decides once and logs the result.

@@ -7,14 +7,14 @@ import HuddleProtocol
 /// replay gives the same ids). Coded as the counter and the memories sorted by id; the owner
 /// index is rebuilt when decoding.
 public struct Memories: Sendable, Equatable {
-    private var byID: [UInt64: Memory] = [:]
+    private var byID: [UInt64: StoredMemory] = [:]
     private var idsByOwner: [Username: Set<UInt64>] = [:]
     /// The id the next memory gets.
     public private(set) var nextID: UInt64 = 1
 
     public init() {}
 
-    public subscript(id: UInt64) -> Memory? { byID[id] }
+    public subscript(id: UInt64) -> StoredMemory? { byID[id] }
 
     public var count: Int { byID.count }
 
@@ -23,19 +23,19 @@ public struct Memories: Sendable, Equatable {
     }
 
     /// The owner's memories, newest date first (then the most recently created).
-    public func memories(of owner: Username) -> [Memory] {
-        (idsByOwner[owner] ?? []).compactMap { byID[$0] }.sorted(by: Memory.newestFirst)
+    public func memories(of owner: Username) -> [StoredMemory] {
+        (idsByOwner[owner] ?? []).compactMap { byID[$0] }.sorted(by: StoredMemory.newestFirst)
     }
 
     /// Adds the memory or replaces the one with its id (same owner).
-    mutating func put(_ memory: Memory) {
+    mutating func put(_ memory: StoredMemory) {
         byID[memory.id] = memory
         idsByOwner[memory.owner, default: []].insert(memory.id)
         nextID = max(nextID, memory.id + 1)
     }
 
     /// Changes a stored memory in place; nothing if there is none with this id and owner.
-    mutating func modify(_ id: UInt64, ownedBy owner: Username, _ change: (inout Memory) -> Void) {
+    mutating func modify(_ id: UInt64, ownedBy owner: Username, _ change: (inout StoredMemory) -> Void) {
         guard byID[id]?.owner == owner else { return }
         change(&byID[id]!)
     }
@@ -55,7 +55,7 @@ extension Memories: PersistedValue {
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "Memories")
         let next: UInt64 = try f("nextID")
-        let memories: [Memory] = try f("memories")
+        let memories: [StoredMemory] = try f("memories")
         for memory in memories {
             guard byID[memory.id] == nil, memory.id < next, memory.isConsistent else {
                 throw RecordDecodingError("memory \(memory.id) is repeated, beyond the counter or inconsistent")

@@ -1,15 +1,8 @@
-/// Where a memory or a memory point was: degrees of latitude (−90…90) and longitude
-/// (−180…180), WGS 84 as phones report them. Kept as the client sent it (no rounding), so a
-/// client reads back exactly the number it wrote.
-public struct MemoryPosition: Sendable, Equatable {
-    public var latitude: Double
-    public var longitude: Double
+import HuddleProtocol
 
-    public init(latitude: Double, longitude: Double) {
-        self.latitude = latitude
-        self.longitude = longitude
-    }
-
+/// The rules of a position (protocol.md, "Memories and photos"): degrees of latitude (−90…90)
+/// and longitude (−180…180).
+extension MemoryPosition {
     static let latitudes: ClosedRange<Double> = -90...90
     static let longitudes: ClosedRange<Double> = -180...180
 

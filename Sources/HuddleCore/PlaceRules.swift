@@ -14,7 +14,7 @@ enum PlaceRules {
     static let maxClockAheadMilliseconds: Int64 = 5 * 60_000
     /// What friends see when the user is at no place or moving: a place may not pretend to be
     /// either (compared ignoring ASCII case).
-    static let reservedLabels = [Whereabouts.unknownLabel, Whereabouts.travelingLabel]
+    static let reservedLabels = [DecidedPlace.unknownLabel, DecidedPlace.travelingLabel]
 
     /// nil when the place may be stored; otherwise why not.
     static func placeRefusal(label: String, latitude: Double, longitude: Double, radius: Double) -> CoreError? {

@@ -15,7 +15,7 @@ extension Place: PersistedValue {
     }
 }
 
-extension Whereabouts: PersistedValue {
+extension DecidedPlace: PersistedValue {
     var persisted: JSONValue { .record([("label", label.persisted), ("placeID", placeID?.persisted), ("since", since?.persisted)]) }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "Whereabouts")
@@ -92,7 +92,7 @@ extension MemoryPoint: PersistedValue {
 
 /// Points as stored (`Memories` checks they are consistent), and the point counter, which may be
 /// past the highest point left.
-extension Memory: PersistedValue {
+extension StoredMemory: PersistedValue {
     var persisted: JSONValue {
         .record([
             ("id", id.persisted), ("owner", owner.persisted), ("title", title.persisted), ("date", date.persisted), ("placeName", placeName.persisted),

@@ -41,9 +41,14 @@ public enum JSONWriter {
     }
 
     public static func serialize(_ value: JSONValue) -> String {
+        String(decoding: bytes(value), as: UTF8.self)
+    }
+
+    /// `value` as the bytes of one message.
+    public static func bytes(_ value: JSONValue) -> [UInt8] {
         var output: [UInt8] = []
         append(value, to: &output)
-        return String(decoding: output, as: UTF8.self)
+        return output
     }
 
     /// Appends `string` quoted and escaped. Runs of bytes that need no escape are copied whole.

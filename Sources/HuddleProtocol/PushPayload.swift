@@ -15,13 +15,8 @@ public enum PushPayload {
         id: String, user: String, kind: String, title: String, body: String, badge: UInt64, target: String, from: String,
         time: Int64
     ) -> [UInt8] {
-        var output: [UInt8] = []
-        JSONWriter.append(.object([
-            ("id", .string(id)), ("user", .string(user)), ("kind", .string(kind)), ("title", .string(title)),
-            ("body", .string(truncated(body))), ("badge", .integer(badge)), ("target", .string(target)),
-            ("from", .string(from)), ("time", .integer(time)),
-        ]), to: &output)
-        return output
+        let notice = PushNotice(id: id, user: user, kind: kind, title: title, body: truncated(body), badge: badge, target: target, from: from, time: time)
+        return JSONWriter.bytes(notice.json)
     }
 
     /// What a chat message shows: the `text` member of a `data` object when it is a non-empty
@@ -40,5 +35,32 @@ public enum PushPayload {
     public static func truncated(_ text: String) -> String {
         guard text.count > maxBodyCharacters else { return text }
         return String(text.prefix(maxBodyCharacters - 1)) + "…"
+    }
+}
+
+/// One push notification as the webhook receives it (the fields of `PushPayload`'s example).
+public struct PushNotice: Sendable, Equatable {
+    public var id, user, kind, title, body: String
+    public var badge: UInt64
+    public var target, from: String
+    public var time: Int64
+
+    public init(id: String, user: String, kind: String, title: String, body: String, badge: UInt64, target: String, from: String, time: Int64) {
+        (self.id, self.user, self.kind, self.title, self.body) = (id, user, kind, title, body)
+        (self.badge, self.target, self.from, self.time) = (badge, target, from, time)
+    }
+
+    public var json: JSONValue {
+        .object([
+            ("id", .string(id)), ("user", .string(user)), ("kind", .string(kind)), ("title", .string(title)), ("body", .string(body)),
+            ("badge", .integer(badge)), ("target", .string(target)), ("from", .string(from)), ("time", .integer(time)),
+        ])
+    }
+
+    public init(json: JSONValue) throws(WireFormatError) {
+        self.init(
+            id: try json.requiredString("id"), user: try json.requiredString("user"), kind: try json.requiredString("kind"),
+            title: try json.requiredString("title"), body: try json.requiredString("body"), badge: try json.requiredUInt64("badge"),
+            target: try json.requiredString("target"), from: try json.requiredString("from"), time: try json.requiredInt64("time"))
     }
 }

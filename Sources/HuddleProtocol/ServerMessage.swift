@@ -87,22 +87,6 @@ public enum ServerMessage {
         return output
     }
 
-    /// A publication inside a `subscribe` or `history` result: the event's fields without
-    /// `event`, `channel` and `epoch`, which the result states once.
-    public static func publicationObject(
-        offset: UInt64, type: String, from: String?, data: String, time: Int64, clientID: String? = nil
-    ) -> JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("offset", .integer(offset)),
-            ("type", .string(type)),
-            ("from", from.map(JSONValue.string) ?? .null),
-            ("data", .raw(data)),
-            ("time", .integer(time)),
-        ]
-        if let clientID { members.append(("client_id", .string(clientID))) }
-        return .object(members)
-    }
-
     /// `{"event":"presence","user":…,"online":…,"time":…}`
     public static func presenceEvent(user: String, online: Bool, time: Int64) -> [UInt8] {
         var output: [UInt8] = []

@@ -361,8 +361,7 @@ final class CoreRunner: @unchecked Sendable {
             if let requestID { secrets[ref]?[requestID] = nil }
             outbox[ref.loop].append(.send(serial: ref.serial, text: ServerMessage.failure(id: requestID, code: "unavailable", message: message), kind: .reply))
         } else if let requestID, let connection = apiRequests.removeValue(forKey: requestID) {
-            var body: [UInt8] = []
-            JSONWriter.append(.object([("error", .object([("code", .string("unavailable")), ("message", .string(message))]))]), to: &body)
+            let body = ReplyError(code: "unavailable", message: message).httpBody
             outbox[connection.loop].append(.httpResponse(serial: connection.serial, status: 503, body: body))
         }
     }
@@ -418,13 +417,13 @@ final class CoreRunner: @unchecked Sendable {
             outbox[ref.loop].append(.close(serial: ref.serial, code: 4001, reason: error.code.rawValue))
         // Feed.
         case .feedEvent(let event, let recipients):
-            fanOut(FeedEncoding.event(event), to: recipients)
+            fanOut(ServerEvent.feed(event).message, to: recipients)
         // Push.
         case .pushNotification(let notification):
             pushGateway?.submit(notification)
         // Memories.
         case .memoryChanged(let change, let recipients):
-            fanOut(MemoryEncoding.changedEvent(change, time: WallClock.milliseconds()), to: recipients)
+            fanOut(ServerEvent.memoryChanged(change, time: WallClock.milliseconds()).message, to: recipients)
         case .photoAccess(let caller, let access):
             if case .refused(let error) = access { metrics.countError(error.code.rawValue) }
             outbox[caller.loop].append(.photoAccess(serial: caller.serial, .decided(access)))

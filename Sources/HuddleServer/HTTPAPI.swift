@@ -78,8 +78,6 @@ final class HTTPAPI {
     }
 
     private static func error(_ code: String, _ message: String) -> [UInt8] {
-        var body: [UInt8] = []
-        JSONWriter.append(.object([("error", .object([("code", .string(code)), ("message", .string(message))]))]), to: &body)
-        return body
+        ReplyError(code: code, message: message).httpBody
     }
 }

@@ -12,11 +12,8 @@ struct PhotoResponse {
     static func error(
         _ status: Int, _ code: String, _ message: String, headers: [(String, String)] = [], retryAfterMilliseconds: Int? = nil
     ) -> PhotoResponse {
-        var fields: [(String, JSONValue)] = [("code", .string(code)), ("message", .string(message))]
-        if let retryAfterMilliseconds { fields.append(("retry_after_ms", .integer(retryAfterMilliseconds))) }
-        var body: [UInt8] = []
-        JSONWriter.append(.object([("error", .object(fields))]), to: &body)
-        return PhotoResponse(status: status, headers: headers, body: body)
+        let error = ReplyError(code: code, message: message, retryAfterMilliseconds: retryAfterMilliseconds.map(Int64.init))
+        return PhotoResponse(status: status, headers: headers, body: error.httpBody)
     }
 
     /// The core refused: a bad or expired token is 401; a photo the caller does not own is 404,

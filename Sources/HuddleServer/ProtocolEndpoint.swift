@@ -284,7 +284,7 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         let id = request.id
         let op = request.operation.name
         if case .ping = request.operation {
-            reply(ServerMessage.success(id: id, result: .object([("time", .number(String(WallClock.milliseconds())))])), session, connection)
+            reply(ServerMessage.success(id: id, result: ReplyResult.time(WallClock.milliseconds()).json), session, connection)
             return
         }
         let number = forward(session)

@@ -1,28 +1,30 @@
 import HuddleCore
 import HuddleProtocol
 
-/// Core replies in their wire form (protocol.md, "Ops"): the reply message for a WebSocket
-/// request, or the status and body for an HTTP API request.
+/// Core replies in their wire form: each `CoreReply` as the typed `ReplyResult` HuddleProtocol
+/// encodes (protocol.md, "Ops"), sent as the reply message of a WebSocket request or as the
+/// status and body of an HTTP API request.
 enum ReplyEncoding {
     static func message(_ reply: CoreReply, id: String?, token: String?) -> [UInt8] {
         switch reply {
         case .failure(let error):
-            return ServerMessage.failure(id: id, code: error.code.rawValue, message: error.message, retryAfterMilliseconds: error.retryAfterMilliseconds)
+            return ServerReply(id: id, outcome: .failure(replyError(error))).message
         default:
-            return ServerMessage.success(id: id ?? "", result: result(reply, token: token))
+            return ServerMessage.success(id: id ?? "", result: result(reply, token: token).json)
         }
     }
 
     static func httpResponse(_ reply: CoreReply) -> (status: Int, body: [UInt8]) {
-        var body: [UInt8] = []
         switch reply {
         case .failure(let error):
-            JSONWriter.append(.object([("error", .object([("code", .string(error.code.rawValue)), ("message", .string(error.message))]))]), to: &body)
-            return (httpStatus(error.code), body)
+            return (httpStatus(error.code), ReplyError(code: error.code.rawValue, message: error.message).httpBody)
         default:
-            JSONWriter.append(result(reply, token: nil), to: &body)
-            return (200, body)
+            return (200, JSONWriter.bytes(result(reply, token: nil).json))
         }
+    }
+
+    private static func replyError(_ error: CoreError) -> ReplyError {
+        ReplyError(code: error.code.rawValue, message: error.message, retryAfterMilliseconds: error.retryAfterMilliseconds)
     }
 
     private static func httpStatus(_ code: CoreErrorCode) -> Int {
@@ -32,120 +34,93 @@ enum ReplyEncoding {
         }
     }
 
-    static func result(_ reply: CoreReply, token: String?) -> JSONValue {
+    /// The typed result of a successful reply (a failure has none: `message` sends its error).
+    static func result(_ reply: CoreReply, token: String?) -> ReplyResult {
         switch reply {
-        case .failure(let error):
-            return .object([("code", .string(error.code.rawValue)), ("message", .string(error.message))])
+        case .failure:
+            return .empty
         case .account(let user, let expiresAt, _):
-            var members: [(String, JSONValue)] = [("user", userObject(user))]
-            if let token { members.append(("token", .string(token))) }
-            members.append(("expires_at", number(expiresAt)))
-            return .object(members)
+            return .session(AccountSession(user: user, token: token, expiresAt: expiresAt))
         case .revoked(let count):
-            return .object([("revoked", number(count))])
+            return .revoked(count)
         case .subscribed(let channel, let epoch, let offset, let recovered, let publications):
-            var members: [(String, JSONValue)] = [("channel", .string(channel)), ("epoch", .string(epoch)), ("offset", number(offset))]
-            if let recovered { members.append(("recovered", .bool(recovered))) }
-            members.append(("publications", .array(publications.map(publicationObject))))
-            return .object(members)
-        case .unsubscribed:
-            return .object([])
+            return .subscribed(Subscription(channel: channel, epoch: epoch, offset: offset, recovered: recovered, publications: publications.map(shown)))
+        case .unsubscribed, .done:
+            return .empty
         case .published(let epoch, let offset, let time):
-            return .object([("epoch", .string(epoch)), ("offset", number(offset)), ("time", number(time))])
+            return .published(PublishResult(epoch: epoch, offset: offset, time: time, duplicate: false))
         case .history(let channel, let epoch, let offset, let publications, let nextBefore):
-            return .object([
-                ("channel", .string(channel)), ("epoch", .string(epoch)), ("offset", number(offset)),
-                ("publications", .array(publications.map(publicationObject))),
-                ("next_before", nextBefore.map(number) ?? .null),
-            ])
+            return .history(HistoryPage(channel: channel, epoch: epoch, offset: offset, publications: publications.map(shown), nextBefore: nextBefore))
         case .presence(let channel, let users):
-            return .object([("channel", .string(channel)), ("users", .array(users.map(JSONValue.string)))])
+            return .presence(ChannelPresence(channel: channel, users: users))
         case .disconnected(let count):
-            return .object([("closed", number(count))])
-        case .done:
-            return .object([])
+            return .closed(count)
         case .users(let usernames):
-            return .object([("users", .array(usernames.map(JSONValue.string)))])
+            return .users(usernames)
         case .friendRequestSent(let becameFriends):
-            return .object([("status", .string(becameFriends ? "friends" : "requested"))])
+            return .friendRequest(becameFriends ? .friends : .requested)
         case .friendRequests(let incoming, let outgoing):
-            return .object([
-                ("incoming", .array(incoming.map { requestObject(user: $0.from, $0) })),
-                ("outgoing", .array(outgoing.map { requestObject(user: $0.to, $0) })),
-            ])
+            return .friendRequests(FriendRequestList(
+                incoming: incoming.map { FriendRequestEntry(user: $0.from, message: $0.message, time: $0.time) },
+                outgoing: outgoing.map { FriendRequestEntry(user: $0.to, message: $0.message, time: $0.time) }))
         case .alreadyPublished(let epoch, let offset, let time):
-            return .object([("epoch", .string(epoch)), ("offset", number(offset)), ("time", number(time)), ("duplicate", .bool(true))])
+            return .published(PublishResult(epoch: epoch, offset: offset, time: time, duplicate: true))
         case .duplicate(let first):
-            guard case .object(let members) = result(first, token: token) else { return result(first, token: token) }
-            return .object(members + [("duplicate", .bool(true))])
+            return .duplicate(result(first, token: token))
         case .readMarker(let channel, let read, let unread, let badge):
-            return .object([("channel", .string(channel)), ("read", number(read)), ("unread", number(unread)), ("badge", number(badge))])
+            return .readMarker(ReadMarker(channel: channel, read: read, unread: unread, badge: badge))
         case .unread(let rooms, let total):
-            let list = rooms.map { room -> JSONValue in
-                .object([("channel", .string(room.channel)), ("offset", number(room.offset)), ("read", number(room.read)), ("unread", number(room.unread))])
-            }
-            return .object([("rooms", .array(list)), ("total", number(total))])
+            return .unread(UnreadSummary(rooms: rooms, total: total))
         case .friends(let list):
-            return .object([("friends", .array(list.map { .object([("username", .string($0.username)), ("online", .bool($0.online))]) }))])
-
+            return .friends(list)
         // Feed.
         case .feedPost(let post):
-            return .object([("post", FeedEncoding.post(post))])
+            return .post(post)
         case .feedPage(let posts, let nextBefore):
-            return FeedEncoding.page("posts", posts.map(FeedEncoding.post), nextBefore: nextBefore)
+            return .feed(FeedPage(posts: posts, nextBefore: nextBefore))
         case .postLike(let post, let liked, let likes):
-            return .object([("post", number(post)), ("liked", .bool(liked)), ("likes", number(likes))])
+            return .like(PostLike(post: post, liked: liked, likes: likes))
         case .postComment(let post, let comment, let comments):
-            return .object([("post", number(post)), ("comment", FeedEncoding.comment(comment)), ("comments", number(comments))])
+            return .comment(PostComment(post: post, comment: comment, comments: comments))
         case .postComments(let post, let comments, let nextBefore):
-            return FeedEncoding.page("comments", comments.map(FeedEncoding.comment), post: post, nextBefore: nextBefore)
+            return .comments(CommentPage(post: post, comments: comments, nextBefore: nextBefore))
         // Activities.
         case .activities(let available, let mine):
-            return .object([("available", .array(available.map(JSONValue.string))), ("mine", .array(mine.map(activityStatusObject)))])
+            return .activities(ActivityList(available: available, mine: mine))
         case .activityStatus(let status):
-            return activityStatusObject(status)
+            return .activityStatus(status)
         case .matches(let list):
-            return .object([("matches", .array(list.map(matchObject)))])
-        // Places.
+            return .matches(list)
+        // Places: coordinates only in `place` and `places`, the owner's own replies.
         case .place(let place):
-            return .object([("place", placeObject(place))])
+            return .place(place)
         case .places(let places):
-            return .object([("places", .array(places.map(placeObject)))])
-        case .location(let whereabouts, let changed, let ignored):
-            var members = whereaboutsMembers(whereabouts)
-            members.append(("changed", .bool(changed)))
-            if ignored { members.append(("ignored", .bool(true))) }
-            return .object(members)
-        case .whereabouts(let user, let whereabouts):
-            return .object([("user", .string(user))] + whereaboutsMembers(whereabouts))
+            return .places(places)
+        case .location(let decided, let changed, let ignored):
+            return .location(PlaceDecision(place: decided.label, placeID: decided.placeID, since: decided.since, changed: changed, ignored: ignored))
+        case .whereabouts(let user, let decided):
+            return .whereabouts(decided.shown(of: user))
         case .locationSubscribed(let channel, let epoch, let offset, let recovered, let publications, let current):
-            return locationSubscription(channel, epoch, offset, recovered, publications, current: current)
+            let owner = LocationChannel.user(in: channel) ?? ""
+            return .subscribed(Subscription(
+                channel: channel, epoch: epoch, offset: offset, recovered: recovered, publications: publications.map(shown),
+                current: current.shown(of: owner)))
         // Memories.
         case .memory(let memory, let includingPoints):
-            return .object([("memory", MemoryEncoding.memory(memory, includingPoints: includingPoints))])
+            return .memory(memory.shown(includingPoints: includingPoints))
         case .memories(let memories):
-            return .object([("memories", .array(memories.map { MemoryEncoding.memory($0, includingPoints: false) }))])
+            return .memories(memories.map { $0.shown() })
         case .memoryPoint(let memory, let point):
-            return .object([("memory", number(memory)), ("point", MemoryEncoding.point(point))])
+            return .memoryPoint(memory: memory, point)
         case .keptMemory(let memory, let pointCount):
-            return .object([("memory", MemoryEncoding.memory(memory, includingPoints: false, pointCount: pointCount))])
+            return .memory(memory.shown(pointCount: pointCount))
         }
     }
 
-    /// A request as its list shows it: `user` is the other side.
-    private static func requestObject(user: String, _ request: FriendRequest) -> JSONValue {
-        .object([("user", .string(user)), ("message", .string(request.message)), ("time", number(request.time))])
+    /// A stored publication as a result lists it: its `data` is JSON already and goes in verbatim.
+    private static func shown(_ publication: Publication) -> ChannelPublication {
+        ChannelPublication(
+            channel: publication.channel, epoch: publication.epoch, offset: publication.offset, type: publication.type, from: publication.from,
+            data: .raw(publication.data), time: publication.time, clientID: publication.clientID)
     }
-
-    private static func userObject(_ user: UserInfo) -> JSONValue {
-        .object([("username", .string(user.username)), ("email", .string(user.email))])
-    }
-
-    private static func publicationObject(_ publication: Publication) -> JSONValue {
-        ServerMessage.publicationObject(
-            offset: publication.offset, type: publication.type, from: publication.from, data: publication.data, time: publication.time,
-            clientID: publication.clientID)
-    }
-
-    private static func number<Integer: BinaryInteger>(_ value: Integer) -> JSONValue { .number(String(value)) }
 }

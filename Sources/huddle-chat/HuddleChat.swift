@@ -2,6 +2,7 @@ import ArgumentParser
 import Glibc
 import HuddleBuildInfo
 import HuddleClient
+import HuddleProtocol
 import HuddleIO
 
 /// huddle-chat: a terminal client for a Huddle server, in the spirit of a minimal IRC client.

@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 import Testing
 @testable import huddle_chat
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HuddleCore
+import HuddleProtocol
 import Testing
 
 /// protocol.md "Activities and matches", in the core: statuses with audiences and expiry, the

@@ -1,4 +1,5 @@
 @testable import HuddleCore
+import HuddleProtocol
 import Testing
 
 @Suite struct ChatTests {

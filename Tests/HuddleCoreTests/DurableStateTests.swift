@@ -1,5 +1,6 @@
 import Foundation
 import HuddleCore
+import HuddleProtocol
 import Testing
 
 @Suite struct DurableStateTests {

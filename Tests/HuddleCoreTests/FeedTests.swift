@@ -1,5 +1,6 @@
 import Foundation
 @testable import HuddleCore
+import HuddleProtocol
 import Testing
 
 @Suite struct FeedTests {

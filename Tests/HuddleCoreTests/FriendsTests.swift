@@ -1,4 +1,5 @@
 @testable import HuddleCore
+import HuddleProtocol
 import Testing
 
 @Suite struct FriendsTests {
@@ -98,7 +99,7 @@ import Testing
         // A declined request may be sent again; after acceptance, removal ends it for both.
         _ = request(harness, alice, "bob")
         harness.handle(.answerFriendRequest(bob, requestID: "a", user: "alice", accept: true))
-        let nowhere = Whereabouts(label: "unknown", placeID: nil, since: nil)
+        let nowhere = DecidedPlace(label: "unknown", placeID: nil, since: nil)
         #expect(harness.subscribe(bob, "loc:alice") == .locationSubscribed(channel: "loc:alice", epoch: "", offset: 0, recovered: nil, publications: [], current: nowhere))
         let removed = harness.handle(.removeFriend(alice, requestID: "x", user: "bob"))
         #expect(removed.replies == [.done])

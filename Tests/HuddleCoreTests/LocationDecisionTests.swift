@@ -1,4 +1,5 @@
 @testable import HuddleCore
+import HuddleProtocol
 import Testing
 
 /// The place decision on its own (protocol.md, "How the place is decided"): geometry, entering

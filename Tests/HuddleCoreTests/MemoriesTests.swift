@@ -1,5 +1,6 @@
 import Foundation
 @testable import HuddleCore
+import HuddleProtocol
 import Testing
 
 /// protocol.md "Memories and photos", in the core: the rules, ownership, the bounds, the
@@ -25,7 +26,7 @@ import Testing
     private func create(
         _ harness: CoreHarness, _ connection: ConnectionRef, title: String = "Lisbon", date: String = "2025-06-14",
         position: MemoryPositionEdit? = .set(MemoriesTests.lisbon)
-    ) -> Memory? {
+    ) -> StoredMemory? {
         let step = harness.handle(.createMemory(connection, requestID: "c", MemoryFields(title: title, date: date, placeName: "Alfama", position: position)))
         guard case .memory(let memory, _)? = step.replies.first else { return nil }
         return memory
@@ -82,7 +83,7 @@ import Testing
         let memory = try #require(harness.core.durableState.memories[1])
         #expect(step.outputs == [
             .reply(alice, requestID: "c", .memory(memory, includingPoints: true)),
-            .memoryChanged(.created(memory), to: [alice, alicePhone]),
+            .memoryChanged(.created(memory.shown()), to: [alice, alicePhone]),
         ])
         upload(harness, session, Self.hash(1))
         let added = addPoint(harness, alicePhone, 1, MemoryPointFields(time: 5, note: "tram 28", photos: [Self.hash(1)]))
@@ -90,12 +91,12 @@ import Testing
         #expect(point.photos == [Self.hash(1)] && point.note == "tram 28" && point.placeName == "" && point.position == nil)
         #expect(added.outputs == [
             .reply(alicePhone, requestID: "p", .memoryPoint(memory: 1, point)),
-            .memoryChanged(.pointAdded(harness.core.durableState.memories[1]!, point), to: [alice, alicePhone]),
+            .memoryChanged(.pointAdded(harness.core.durableState.memories[1]!.shown(), point), to: [alice, alicePhone]),
         ])
         let changed = harness.handle(.updateMemoryPoint(alice, requestID: "u", memory: 1, point: 1, MemoryPointFields(note: "")))
         #expect(changed.outputs.last.map { if case .memoryChanged(.pointUpdated(_, let updated), [alice, alicePhone]) = $0 { updated.note == "" } else { false } } == true)
         let deleted = harness.handle(.deleteMemoryPoint(alice, requestID: "d", memory: 1, point: 1))
-        #expect(deleted.outputs.last == .memoryChanged(.pointDeleted(harness.core.durableState.memories[1]!, point: 1), to: [alice, alicePhone]))
+        #expect(deleted.outputs.last == .memoryChanged(.pointDeleted(harness.core.durableState.memories[1]!.shown(), point: 1), to: [alice, alicePhone]))
         let gone = harness.handle(.deleteMemory(alicePhone, requestID: "d", memory: 1))
         #expect(gone.outputs.last == .memoryChanged(.deleted(memory: 1), to: [alice, alicePhone]))
         // bob's own changes go to bob alone.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HuddleCore
+import HuddleProtocol
 import Testing
 
 /// Places and location through the core (protocol.md, "Places and location"): the ops and
@@ -147,14 +148,14 @@ import Testing
         let (harness, alice, bob, _) = setUp()
         setPlace(harness, alice, "home")
         setPlace(harness, alice, "work", east: 2_000, radius: 150)
-        let nowhere = Whereabouts(label: "unknown", placeID: nil, since: nil)
+        let nowhere = DecidedPlace(label: "unknown", placeID: nil, since: nil)
         guard case .locationSubscribed(_, _, _, _, _, nowhere)? = harness.subscribe(bob, "loc:alice") else {
             Issue.record("no current place on subscribe")
             return
         }
         let arrived = harness.time
         let first = fix(harness, alice, east: 10)
-        let home = Whereabouts(label: "home", placeID: 1, since: arrived)
+        let home = DecidedPlace(label: "home", placeID: 1, since: arrived)
         #expect(first.replies == [.location(home, changed: true, ignored: false)])
         #expect(placeDeliveries(first).map(\.0) == [#"{"place":"home","place_id":1,"since":\#(arrived)}"#])
         #expect(placeDeliveries(first).map(\.1) == [[bob]])
@@ -177,7 +178,7 @@ import Testing
         fix(harness, alice, east: 1_000)
         harness.advance(15_000)
         let left = fix(harness, alice, east: 1_000)
-        #expect(left.replies == [.location(Whereabouts(label: "unknown", placeID: nil, since: harness.time), changed: true, ignored: false)])
+        #expect(left.replies == [.location(DecidedPlace(label: "unknown", placeID: nil, since: harness.time), changed: true, ignored: false)])
         #expect(placeDeliveries(left).map(\.0) == [#"{"place":"unknown","since":\#(harness.time)}"#])
         harness.advance(600_000)
         fix(harness, alice, east: 2_000)
@@ -201,7 +202,7 @@ import Testing
         let since = harness.time
         fix(harness, alice, east: 0)
         harness.advance(3 * CoreHarness.day)  // the publication itself is out of loc:'s history
-        let current = Whereabouts(label: "home", placeID: 1, since: since)
+        let current = DecidedPlace(label: "home", placeID: 1, since: since)
         guard case .locationSubscribed("loc:alice", _, 1, nil, [], current)? = harness.subscribe(bob, "loc:alice") else {
             Issue.record("\(String(describing: harness.subscribe(bob, "loc:alice")))")
             return
@@ -251,11 +252,11 @@ import Testing
             == CoreError(.placeNotFound, "you have no place 9"))
         #expect(harness.handle(.reportRegion(alice, requestID: "r", placeID: 1, entered: true, time: harness.time + 300_001)).errorCode == .badRequest)
         let entered = harness.handle(.reportRegion(alice, requestID: "r", placeID: 2, entered: true, time: harness.time - 5_000))
-        #expect(entered.replies == [.location(Whereabouts(label: "school", placeID: 2, since: harness.time - 5_000), changed: true, ignored: false)])
+        #expect(entered.replies == [.location(DecidedPlace(label: "school", placeID: 2, since: harness.time - 5_000), changed: true, ignored: false)])
         #expect(placeDeliveries(entered).count == 1)
         // An older report, fix or region, is ignored.
         #expect(fix(harness, alice, east: 0, time: harness.time - 6_000).replies.first
-            == .location(Whereabouts(label: "school", placeID: 2, since: harness.time - 5_000), changed: false, ignored: true))
+            == .location(DecidedPlace(label: "school", placeID: 2, since: harness.time - 5_000), changed: false, ignored: true))
         harness.advance(60_000)
         #expect(placeDeliveries(harness.handle(.reportRegion(alice, requestID: "r", placeID: 1, entered: false, time: harness.time))).isEmpty)
         harness.advance(60_000)

@@ -1,4 +1,5 @@
 @testable import HuddleCore
+import HuddleProtocol
 import Testing
 
 /// protocol.md "Notifications and push": what the core owes a user with no live connection.

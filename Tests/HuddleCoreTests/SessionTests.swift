@@ -1,4 +1,5 @@
 import HuddleCore
+import HuddleProtocol
 import Testing
 
 @Suite struct SessionTests {

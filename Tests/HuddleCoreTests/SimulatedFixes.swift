@@ -1,5 +1,6 @@
 import Foundation
 @testable import HuddleCore
+import HuddleProtocol
 
 /// Phone fixes made up deterministically: true positions in metres east and north of an origin
 /// in Paris, reported with an accuracy drawn from a range and an error within a fraction of that

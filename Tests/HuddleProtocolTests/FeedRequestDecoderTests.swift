@@ -81,28 +81,28 @@ import Testing
 
 /// protocol.md "Events": the feed's events byte for byte.
 @Suite struct FeedServerMessageTests {
-    static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+    static func text(_ event: FeedEvent) -> String { JSONWriter.serialize(event.event) }
 
-    static let comment = ServerMessage.feedCommentObject(id: 3, author: "bob", text: "in \"5\"", time: 1763712000500)
+    static let comment = FeedComment(id: 3, author: "bob", text: "in \"5\"", time: 1763712000500)
 
     @Test func postEvent() {
-        let post = ServerMessage.feedPostObject(
+        let post = FeedPost(
             id: 12, author: "alice", text: "gym?", activity: "Gym", at: 1763715600000, time: 1763712000000, likes: 0, liked: false,
             comments: 0, recentComments: [])
-        #expect(Self.text(ServerMessage.postEvent(post: post, time: 1763712000000))
+        #expect(Self.text(.posted(post))
             == #"{"event":"post","post":{"id":12,"author":"alice","text":"gym?","activity":"Gym","at":1763715600000,"time":1763712000000,"likes":0,"liked":false,"comments":0,"recent_comments":[]},"time":1763712000000}"#)
-        let plain = ServerMessage.feedPostObject(
+        let plain = FeedPost(
             id: 1, author: "a", text: "t", activity: nil, at: nil, time: 5, likes: 2, liked: true, comments: 1, recentComments: [Self.comment])
-        #expect(JSONWriter.serialize(plain)
+        #expect(JSONWriter.serialize(plain.json)
             == #"{"id":1,"author":"a","text":"t","activity":null,"at":null,"time":5,"likes":2,"liked":true,"comments":1,"recent_comments":[{"id":3,"author":"bob","text":"in \"5\"","time":1763712000500}]}"#)
     }
 
     @Test func likeCommentAndDeletedEvents() {
-        #expect(Self.text(ServerMessage.likeEvent(post: 12, author: "alice", user: "bob", liked: false, likes: 0, time: 7))
+        #expect(Self.text(.liked(post: 12, author: "alice", user: "bob", liked: false, likes: 0, time: 7))
             == #"{"event":"like","post":12,"author":"alice","user":"bob","liked":false,"likes":0,"time":7}"#)
-        #expect(Self.text(ServerMessage.commentEvent(post: 12, author: "alice", comment: Self.comment, comments: 3, time: 1763712000500))
+        #expect(Self.text(.commented(post: 12, author: "alice", comment: Self.comment, comments: 3))
             == #"{"event":"comment","post":12,"author":"alice","comment":{"id":3,"author":"bob","text":"in \"5\"","time":1763712000500},"comments":3,"time":1763712000500}"#)
-        #expect(Self.text(ServerMessage.postDeletedEvent(post: 12, author: "alice", time: 9))
+        #expect(Self.text(.deleted(post: 12, author: "alice", time: 9))
             == #"{"event":"post_deleted","post":12,"author":"alice","time":9}"#)
     }
 }

@@ -89,11 +89,11 @@ import Testing
     }
 
     @Test func theEventCarriesWhatChangedInOrder() {
-        let event = ServerMessage.memoryChangedEvent(
-            action: "point_deleted", memoryID: 7, memory: .object([("id", .integer(7))]), point: nil, pointID: 2, time: 5)
-        #expect(String(decoding: event, as: UTF8.self)
-            == #"{"event":"memory_changed","action":"point_deleted","memory_id":7,"memory":{"id":7},"point_id":2,"time":5}"#)
-        let deleted = ServerMessage.memoryChangedEvent(action: "deleted", memoryID: 7, memory: nil, point: nil, pointID: nil, time: 5)
-        #expect(String(decoding: deleted, as: UTF8.self) == #"{"event":"memory_changed","action":"deleted","memory_id":7,"time":5}"#)
+        let memory = Memory(id: 7, title: "t", date: "2025-06-14", createdAt: 1, updatedAt: 2, pointCount: 0)
+        let event = MemoryChange.pointDeleted(memory, point: 2).event(time: 5)
+        #expect(JSONWriter.serialize(event)
+            == #"{"event":"memory_changed","action":"point_deleted","memory_id":7,"memory":{"id":7,"title":"t","date":"2025-06-14","place_name":"","position":null,"created_at":1,"updated_at":2,"point_count":0},"point_id":2,"time":5}"#)
+        let deleted = MemoryChange.deleted(memory: 7).event(time: 5)
+        #expect(JSONWriter.serialize(deleted) == #"{"event":"memory_changed","action":"deleted","memory_id":7,"time":5}"#)
     }
 }

@@ -33,10 +33,11 @@ import Testing
     }
 
     @Test func publicationObjectInAResult() {
-        let publication = ServerMessage.publicationObject(offset: 42, type: "message", from: "bob", data: #"{"text":"yo"}"#, time: 1763712000100)
+        let publication = ChannelPublication(
+            channel: "room:lobby", epoch: "e", offset: 42, type: "message", from: "bob", data: .raw(#"{"text":"yo"}"#), time: 1763712000100).listed
         #expect(JSONWriter.serialize(publication)
             == #"{"offset":42,"type":"message","from":"bob","data":{"text":"yo"},"time":1763712000100}"#)
-        let anonymous = ServerMessage.publicationObject(offset: 1, type: "t", from: nil, data: "[1]", time: 0)
+        let anonymous = ChannelPublication(channel: "room:lobby", epoch: "e", offset: 1, type: "t", from: nil, data: .raw("[1]"), time: 0).listed
         #expect(JSONWriter.serialize(anonymous) == #"{"offset":1,"type":"t","from":null,"data":[1],"time":0}"#)
         #expect(anonymous["from"] == .null)
     }

@@ -1,5 +1,6 @@
 import ChildProcessExit
 import HuddleClient
+import HuddleProtocol
 import Testing
 
 /// HuddleClient's typed activity calls and match notices (protocol.md, "Activities and

@@ -1,5 +1,6 @@
 import ChildProcessExit
 import HuddleClient
+import HuddleProtocol
 import Testing
 
 /// HuddleClient's typed feed calls and events (protocol.md, "Feed") against the real server,

@@ -1,5 +1,6 @@
 import ChildProcessExit
 import HuddleClient
+import HuddleProtocol
 import Testing
 
 /// HuddleClient's typed memory calls (protocol.md, "Memories and photos") against the real

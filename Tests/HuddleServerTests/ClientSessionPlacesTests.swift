@@ -1,6 +1,7 @@
 import ChildProcessExit
 import Foundation
 import HuddleClient
+import HuddleProtocol
 import Testing
 
 /// HuddleClient's typed place calls (protocol.md, "Places and location") against the real

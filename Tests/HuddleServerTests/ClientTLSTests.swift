@@ -1,6 +1,7 @@
 import ChildProcessExit
 import Foundation
 import HuddleClient
+import HuddleProtocol
 import HuddleWebSocket
 import Testing
 

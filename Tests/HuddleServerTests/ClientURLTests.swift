@@ -1,5 +1,6 @@
 import ChildProcessExit
 import HuddleClient
+import HuddleProtocol
 import Testing
 
 @Suite(.ownThread) struct ClientURLTests {

@@ -1,5 +1,6 @@
 import Foundation
 import HuddleClient
+import HuddleProtocol
 
 /// Signing up, in and out.
 extension ChatCommand {

@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// Being up for something now, and the friends who are too. A match arrives live as
 /// `[match] bob is up for Coffee too`.

@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// Chat rooms: opening one, and what is unread. Plain text (not starting with `/`) is sent to
 /// the open room.

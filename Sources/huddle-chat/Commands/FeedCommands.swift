@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// The circle: posts of you and your friends, likes and comments. Your own posts, likes and
 /// comments show as their live lines (as a chat message does), so those commands print nothing

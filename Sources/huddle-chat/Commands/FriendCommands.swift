@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// Finding people and managing friendships.
 extension ChatCommand {

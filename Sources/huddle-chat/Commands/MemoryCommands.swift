@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// Your memories: days remembered, with points along them. Private: only you see them; a change
 /// made on another of your devices shows live as a `[memory]` line. Photos go over HTTP

@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// Your places, telling the server where you are, and where a friend is. Friends see only a
 /// place's label, never a coordinate; their changes arrive live as `[place] bob is at work`.

@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// The newest post huddle-chat knows of, so that after a reconnect — feed events are live only,
 /// nothing replays the ones sent while it was away — it can show the posts that came meanwhile,

@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// The `memory_changed` events this device's own commands will cause. The server sends every
 /// change to all of the user's connections, the one that made it included (after its reply,

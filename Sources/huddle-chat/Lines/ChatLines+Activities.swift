@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// Activities and matches: `[match] bob is up for Coffee too`.
 extension ChatLines {

@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// The circle feed's lines: `[post 12] alice: gym at 6? (Gym at 18:00)` as posts come,
 /// `[feed 12] …` in a listing, likes and comments as they happen.

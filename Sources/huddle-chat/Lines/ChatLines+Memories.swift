@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// Memories: `[memories] 12 2025-06-14 "Lisbon" (2 points)`, `[point 12.3] 10:42 "tram 28"`,
 /// and live `[memory] …` lines for changes made on another device.

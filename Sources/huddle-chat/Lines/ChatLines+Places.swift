@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// Places and where friends are: `[place] bob is at work (since 10:42)`. Coordinates are only
 /// ever the user's own.

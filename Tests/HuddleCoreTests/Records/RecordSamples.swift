@@ -1,3 +1,4 @@
+import HuddleProtocol
 @testable import HuddleCore
 
 /// A fixed set of values for the log-format golden files: one of every `CoreCommand` case, one
@@ -16,10 +17,10 @@ enum RecordSamples {
     static let publication = Publication(
         channel: "chat:alice~bob", epoch: "e1", offset: 2, type: "message", from: "alice", data: #"{"text":"hi\n"}"#, time: 1_700_000_000_300,
         clientID: "m-2")
-    static let whereabouts = Whereabouts(label: "Home", placeID: 1, since: 1_700_000_000_000)
+    static let whereabouts = DecidedPlace(label: "Home", placeID: 1, since: 1_700_000_000_000)
     static let status = ActivityStatus(activity: "Coffee", audience: ["bob", "carol"], since: 1_700_000_000_000, expiresAt: 1_700_007_200_000)
-    static var memory: Memory {
-        var memory = Memory(id: 1, owner: "alice", title: "Lisbon", date: "2025-05-05", placeName: "Alfama", position: position, createdAt: 1_700_000_000_000)
+    static var memory: StoredMemory {
+        var memory = StoredMemory(id: 1, owner: "alice", title: "Lisbon", date: "2025-05-05", placeName: "Alfama", position: position, createdAt: 1_700_000_000_000)
         memory.put(point)
         return memory
     }
@@ -61,7 +62,7 @@ enum RecordSamples {
         .place(place),
         .places([place]),
         .location(whereabouts, changed: true, ignored: false),
-        .whereabouts(user: "alice", Whereabouts(label: "unknown", placeID: nil, since: nil)),
+        .whereabouts(user: "alice", DecidedPlace(label: "unknown", placeID: nil, since: nil)),
         .locationSubscribed(channel: "loc:alice", epoch: "e3", offset: 1, recovered: false, publications: [], current: whereabouts),
         .memory(memory, includingPoints: true),
         .memories([memory]),

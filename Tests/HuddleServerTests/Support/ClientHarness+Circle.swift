@@ -1,4 +1,5 @@
 import HuddleClient
+import HuddleProtocol
 
 /// Signed-up users and friendships for the tests of the typed feed, activity and place calls.
 extension ClientHarness {

@@ -1,3 +1,4 @@
+import CHuddleShims
 import Foundation
 import Synchronization
 

@@ -1,6 +1,8 @@
+import HuddleProtocol
+
 /// What anyone allowed may know of a user's location: the decided place's label (or
 /// `unknown`, `traveling`) and since when — never a coordinate.
-public struct Whereabouts: Sendable, Equatable {
+public struct DecidedPlace: Sendable, Equatable {
     public static let unknownLabel = "unknown"
     public static let travelingLabel = "traveling"
 
@@ -17,11 +19,8 @@ public struct Whereabouts: Sendable, Equatable {
         self.since = since
     }
 
-    /// The `data` of a `place` publication on `loc:USER`: `{"place", "place_id"?, "since"}`.
-    var publicationData: String {
-        var members = [("place", JSONText.string(label))]
-        if let placeID { members.append(("place_id", String(placeID))) }
-        members.append(("since", since.map { String($0) } ?? "null"))
-        return JSONText.object(members)
+    /// As `user`'s friends are told it.
+    public func shown(of user: Username) -> Whereabouts {
+        Whereabouts(user: user, place: label, placeID: placeID, since: since)
     }
 }

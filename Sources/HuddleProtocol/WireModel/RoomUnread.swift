@@ -12,4 +12,14 @@ public struct RoomUnread: Sendable, Equatable {
         self.read = read
         self.unread = unread
     }
+
+    public var json: JSONValue {
+        .object([("channel", .string(channel)), ("offset", .integer(offset)), ("read", .integer(read)), ("unread", .integer(unread))])
+    }
+
+    public init(json: JSONValue) throws(WireFormatError) {
+        self.init(
+            channel: try json.requiredString("channel"), offset: try json.requiredUInt64("offset"), read: try json.requiredUInt64("read"),
+            unread: try json.requiredUInt64("unread"))
+    }
 }

@@ -1,7 +1,9 @@
-/// A memory (protocol.md, "Memories and photos"): a titled day at a place, holding points.
-/// Private to its owner. `id` is unique across all users, so that naming someone else's
+import HuddleProtocol
+
+/// A memory as the core keeps it (protocol.md, "Memories and photos"): a titled day at a place,
+/// holding points. Private to its owner; `shown` is what the owner is told of it. `id` is unique across all users, so that naming someone else's
 /// memory is told apart from naming one's own, and is never reused.
-public struct Memory: Sendable, Equatable {
+public struct StoredMemory: Sendable, Equatable {
     public let id: UInt64
     public let owner: Username
     public var title: String
@@ -48,7 +50,7 @@ public struct Memory: Sendable, Equatable {
     }
 
     /// The order of the `memories` list: newest date first, then the most recently created.
-    static func newestFirst(_ lhs: Memory, _ rhs: Memory) -> Bool {
+    static func newestFirst(_ lhs: StoredMemory, _ rhs: StoredMemory) -> Bool {
         lhs.date != rhs.date ? lhs.date > rhs.date : lhs.id > rhs.id
     }
 
@@ -58,5 +60,13 @@ public struct Memory: Sendable, Equatable {
         zip(points, points.dropFirst()).allSatisfy { MemoryPoint.precedes($0, $1) }
             && Set(points.map(\.id)).count == points.count
             && points.allSatisfy { $0.id < nextPointID }
+    }
+
+    /// The memory as its owner is shown it: with its points, or without them and their count
+    /// (`pointCount` for a result kept without its points).
+    public func shown(includingPoints: Bool = false, pointCount: Int? = nil) -> Memory {
+        Memory(
+            id: id, title: title, date: date, placeName: placeName, position: position, createdAt: createdAt, updatedAt: updatedAt,
+            pointCount: pointCount ?? points.count, points: includingPoints ? points : nil)
     }
 }

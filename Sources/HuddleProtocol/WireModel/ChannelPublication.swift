@@ -1,5 +1,3 @@
-import HuddleProtocol
-
 /// One publication of a channel (protocol.md, "publication" event and the `publications` of
 /// `subscribe` and `history` results), typed.
 public struct ChannelPublication: Sendable, Equatable {
@@ -33,17 +31,27 @@ public struct ChannelPublication: Sendable, Equatable {
     /// Where this publication sits: what to save to resume after it.
     public var position: Position { Position(epoch: epoch, offset: offset) }
 
+    /// A publication object as `subscribe` and `history` list it: the event's fields without
+    /// `event`, `channel` and `epoch`, which the result states once.
+    public var listed: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("offset", .integer(offset)), ("type", .string(type)), ("from", from.map(JSONValue.string) ?? .null), ("data", data),
+            ("time", .integer(time)),
+        ]
+        if let clientID { members.append(("client_id", .string(clientID))) }
+        return .object(members)
+    }
+
     /// A publication object as the protocol writes it; `channel` and `epoch` come from the
     /// event itself or, in a result's list, from the result around it.
-    static func decode(_ object: JSONValue, channel: String, epoch: String) throws(HuddleClientError) -> ChannelPublication {
+    public init(json object: JSONValue, channel: String, epoch: String) throws(WireFormatError) {
         let from = object["from"]
         guard from == nil || from == .null || from?.stringValue != nil else {
-            throw .invalidReply("publication `from` is neither a string nor null")
+            throw WireFormatError("publication `from` is neither a string nor null")
         }
-        return ChannelPublication(
-            channel: channel, epoch: epoch, offset: try object.requiredUInt64("offset"),
-            type: try object.requiredString("type"), from: from?.stringValue,
-            data: object["data"] ?? .null, time: try object.requiredInt64("time"),
+        self.init(
+            channel: channel, epoch: epoch, offset: try object.requiredUInt64("offset"), type: try object.requiredString("type"),
+            from: from?.stringValue, data: object["data"] ?? .null, time: try object.requiredInt64("time"),
             clientID: try object.optionalString("client_id"))
     }
 }
