@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 // Huddle: a real-time WebSocket pub/sub server on POSIX sockets, epoll, OpenSSL and zlib.
-// Layers (README.md, "Layout"): CHuddleShims <- HuddleIO, HuddleWebSocket; HuddleProtocol and
-// HuddleCore stand alone; HuddleServer wires them all; huddle (CLI) runs HuddleServer;
+// Layers (README.md, "Layout"): CHuddleShims <- HuddleIO, HuddleWebSocket; HuddleProtocol (the
+// wire model) stands alone, HuddleCore <- HuddleProtocol (a client's decoded op is the core's
+// request body); HuddleServer wires them all; huddle (CLI) runs HuddleServer;
 // HuddleClient <- huddle-chat and huddle-loadtest.
 import PackageDescription
 
@@ -34,7 +35,7 @@ let package = Package(
         // The JSON wire protocol (protocol.md): request decoding, reply and event encoding.
         .target(name: "HuddleProtocol"),
         // The product: one deterministic state machine; no I/O, no clock, no randomness.
-        .target(name: "HuddleCore"),
+        .target(name: "HuddleCore", dependencies: ["HuddleProtocol"]),
         // Durability: the write-ahead log and snapshots, as checksummed bytes on disk.
         .target(name: "HuddleStore", dependencies: ["CHuddleShims"], exclude: ["README.md"]),
         // The client library: WebSocket connections over HuddleIO (many per loop), TLS, deflate.
@@ -87,7 +88,7 @@ let package = Package(
         ),
         .testTarget(name: "HuddleWebSocketTests", dependencies: ["HuddleWebSocket"]),
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
-        .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore"]),
+        .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore", "HuddleProtocol"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
         // Test support shared by the test targets that start processes.
         .target(name: "ChildProcessExit", path: "Tests/ChildProcessExit"),
