@@ -90,6 +90,8 @@ let package = Package(
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore", "HuddleProtocol"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
+        // The server's state machines in process, without sockets (reply order, reply audit).
+        .testTarget(name: "HuddleServerUnitTests", dependencies: ["HuddleServer", "HuddleCore", "HuddleProtocol"]),
         // Test support shared by the test targets that start processes.
         .target(name: "ChildProcessExit", path: "Tests/ChildProcessExit"),
         .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest", "ChildProcessExit"]),

@@ -43,12 +43,12 @@ extension CoreRunner {
             for ref in refs { outbox[ref.loop].append(.close(serial: ref.serial, code: code, reason: reason)) }
         case .sessionAccepted(let ref, let user, let expiresAt):
             let text = ServerMessage.sessionEvent(username: user.username, email: user.email, expiresAt: expiresAt, time: WallClock.milliseconds())
-            replyAudit.answered(.signInEvent(ref))
+            audit(answered: .signInEvent(ref))
             outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .signInOutcome(accepted: true)))
         case .authFailed(let ref, let error):
             metrics.countError(error.code.rawValue)
             let text = ServerMessage.authFailedEvent(code: error.code.rawValue, message: error.message, time: WallClock.milliseconds())
-            replyAudit.answered(.signInEvent(ref))
+            audit(answered: .signInEvent(ref))
             outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .signInOutcome(accepted: false)))
             outbox[ref.loop].append(.close(serial: ref.serial, code: 4001, reason: error.code.rawValue))
         // Feed.
@@ -84,18 +84,24 @@ extension CoreRunner {
     }
 
     func sendReply(_ text: [UInt8], to ref: ConnectionRef, _ requestID: String?) {
-        if let requestID { replyAudit.answered(.connection(ref, requestID: requestID)) }
+        if let requestID { audit(answered: .connection(ref, requestID: requestID)) }
         outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .reply(requestID: requestID)))
     }
 
     func respondAPI(_ requestID: String, status: Int, body: [UInt8]) {
         guard let connection = apiRequests.removeValue(forKey: requestID) else { return }
-        replyAudit.answered(.api(requestID: requestID))
+        audit(answered: .api(requestID: requestID))
         outbox[connection.loop].append(.httpResponse(serial: connection.serial, status: status, body: body))
     }
 
+    /// Debug builds stop at a second answer to one request (`ReplyAudit`).
+    private func audit(answered route: ReplyRoute) {
+        let waited = replyAudit.answered(route)
+        assert(waited, "an answer to no waiting request: \(route)")
+    }
+
     func answerPhoto(_ caller: ConnectionRef, _ outcome: PhotoAccessOutcome) {
-        replyAudit.answered(.photo(caller: caller))
+        audit(answered: .photo(caller: caller))
         outbox[caller.loop].append(.photoAccess(serial: caller.serial, outcome))
     }
 }

@@ -242,7 +242,10 @@ final class CoreRunner: @unchecked Sendable {
             } else {
                 routeUnlogged(handled)
             }
-            replyAudit.checkAnswered(handled.request, handled.step, connectionKnown: isKnown(handled.request.connection))
+            // Inside the assert: release builds neither audit nor look the connection up.
+            assert(
+                replyAudit.checkAnswered(handled.request, handled.step, connectionKnown: isKnown(handled.request.connection)),
+                "a request got no answer: \(handled.request)")
             if case .connectionClosed = handled.request.body, let ref = handled.request.connection {
                 secrets[ref] = nil
                 replyAudit.forget(ref)

@@ -19,15 +19,14 @@ struct ReplyAudit {
         #endif
     }
 
-    /// An answer goes out.
-    mutating func answered(_ route: ReplyRoute) {
+    /// An answer goes out; false if no request was waiting for it (a second answer).
+    @discardableResult
+    mutating func answered(_ route: ReplyRoute) -> Bool {
         #if DEBUG
-        guard let count = waiting[route] else {
-            assertionFailure("an answer to no waiting request: \(route)")
-            return
-        }
+        guard let count = waiting[route] else { return false }
         waiting[route] = count > 1 ? count - 1 : nil
         #endif
+        return true
     }
 
     /// A connection closed: requests still waiting on it (a sign-in's password being hashed)
@@ -46,21 +45,25 @@ struct ReplyAudit {
     /// At the end of the turn that handled `request`, once its outputs are routed: it was
     /// answered unless its answer is deferred (a password being hashed) or the core no longer
     /// knows its connection (closed meanwhile: nobody is left to answer).
-    mutating func checkAnswered(_ request: CoreRequest, _ step: CoreStep, connectionKnown: Bool) {
+    /// Returns false if it was not.
+    @discardableResult
+    mutating func checkAnswered(_ request: CoreRequest, _ step: CoreStep, connectionKnown: Bool) -> Bool {
         #if DEBUG
         let route = request.replyRoute
-        guard route != .none, !request.continuesASignIn, let count = waiting[route] else { return }
+        guard route != .none, !request.continuesASignIn, let count = waiting[route] else { return true }
         let deferred = step.outputs.contains { output in
             if case .hashNewPassword = output { return true }
             if case .verifyPassword = output { return true }
             return false
         }
-        if deferred { return }
+        if deferred { return true }
         if !connectionKnown {
             waiting[route] = count > 1 ? count - 1 : nil
-            return
+            return true
         }
-        assertionFailure("a request got no answer: \(request.body) on \(route)")
+        return false
+        #else
+        return true
         #endif
     }
 }
