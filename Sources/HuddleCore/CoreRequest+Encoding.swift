@@ -165,35 +165,7 @@ extension CoreRequestBody {
 }
 
 extension JSONValue {
-    fileprivate static func hex(_ bytes: [UInt8]) -> JSONValue {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return .string(String(decoding: text, as: UTF8.self))
-    }
+    fileprivate static func hex(_ bytes: [UInt8]) -> JSONValue { .string(Hex.encode(bytes)) }
 
-    fileprivate var hexBytes: [UInt8]? {
-        guard let text = stringValue, text.utf8.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var high: UInt8?
-        for unit in text.utf8 {
-            let nibble: UInt8
-            switch unit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = unit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = unit - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-            if let h = high {
-                bytes.append(h << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return bytes
-    }
+    fileprivate var hexBytes: [UInt8]? { stringValue.flatMap(Hex.decode) }
 }
