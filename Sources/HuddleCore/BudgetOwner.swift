@@ -14,9 +14,6 @@ extension HuddleCore {
     public func budgetOwner(of connection: ConnectionRef, for request: CoreRequest? = nil) -> BudgetOwner? {
         guard let state = connections[connection] else { return nil }
         if let identity = state.identity { return .user(identity.username) }
-        switch request {
-        case .beginLogin?, .authenticate?: return .signIn(address: state.address)
-        default: return .address(state.address)
-        }
+        return request?.isSignIn == true ? .signIn(address: state.address) : .address(state.address)
     }
 }

@@ -1,19 +1,23 @@
+import HuddleProtocol
+
 extension HuddleCore {
     /// A write sent with a `client_id`: the first result again while it is kept, otherwise the
     /// write itself, whose success is kept (logged after the write's own commands, in the same
     /// turn). Refusals are not kept: they changed nothing, so running a retry again is safe and
     /// may succeed (the first attempt may have been refused for a reason that has passed).
     func handleKeyed(
-        _ write: CoreRequest, from connection: ConnectionRef, requestID: String, op: String, clientID: String,
+        _ write: Operation, from connection: ConnectionRef, requestID: String, clientID: String,
         at time: Int64, into step: inout CoreStep
     ) {
         guard let identity = signedInIdentity(connection, requestID, into: &step) else { return }
+        let op = write.name
         let kept = durableState.keptResults.result(
             of: identity.username, op: op, clientID: clientID, at: time, window: configuration.keptResultMilliseconds)
         if let kept {
             return reply(connection, requestID, .duplicate(kept), into: &step)
         }
-        let written = handle(write, at: time)
+        var written = CoreStep()
+        handle(write, from: connection, requestID: requestID, clientID: nil, at: time, into: &written)
         step.commands.append(contentsOf: written.commands)
         step.outputs.append(contentsOf: written.outputs)
         guard let result = written.reply(to: connection, requestID: requestID), !result.isFailure else { return }

@@ -1,6 +1,5 @@
 import Glibc
 import HuddleCore
-import HuddleCrypto
 import HuddleIO
 import HuddleProtocol
 import HuddleWebSocket
@@ -17,39 +16,41 @@ import Synchronization
 final class CoreRunner: @unchecked Sendable {
     let loop: EventLoop
     private var thread: LoopThread?
-    private let core: HuddleCore
-    private let persistence: Persistence
-    private let ioLoops: [EventLoop]
+    let core: HuddleCore
+    let persistence: Persistence
+    let ioLoops: [EventLoop]
     /// One per I/O loop; set before the thread starts.
-    private var endpoints: [ProtocolEndpoint] = []
-    private let passwordHashes: PasswordHashQueue
+    var endpoints: [ProtocolEndpoint] = []
+    let passwordHashes: PasswordHashQueue
     /// Where `pushNotification` outputs go; nil without `--push-webhook` (they are dropped: the
     /// inbox and unread counts already hold what they tell of). Set before the thread starts.
     var pushGateway: PushGateway?
-    private let metrics: ServerMetrics
-    private let configuration: ServerConfiguration
-    private let logger: Logger
+    let metrics: ServerMetrics
+    let configuration: ServerConfiguration
+    let logger: Logger
     /// Connections (on any loop) that take the shared compressed form of an event; while zero,
     /// events are not compressed at all.
     let deflateConnections = Atomic<Int>(0)
 
     // Core-thread state.
-    private var outbox: [[LoopDelivery]]
+    var outbox: [[LoopDelivery]]
     /// Secrets that must reach a reply but never the core or the log: the plaintext token of a
     /// new session, the device label of a login in progress.
-    private var secrets: [ConnectionRef: [String: PendingSecrets]] = [:]
-    private var apiRequests: [String: ConnectionRef] = [:]
+    var secrets: [ConnectionRef: [String: PendingSecrets]] = [:]
+    var apiRequests: [String: ConnectionRef] = [:]
     private var nextAPIRequest: UInt64 = 0
-    private lazy var deflater = PerMessageDeflater(windowBits: 15, noContextTakeover: true)
+    lazy var deflater = PerMessageDeflater(windowBits: 15, noContextTakeover: true)
     /// This turn's handled requests, routed only after their commands are in the log.
-    private var turn: [HandledRequest] = []
+    var turn: [HandledRequest] = []
     /// Set while the disk refuses writes: write requests are answered `unavailable`, reads go on.
     private var writesRefused: String?
+    /// Debug builds: every request gets exactly one reply (`ReplyAudit`).
+    var replyAudit = ReplyAudit()
     private var lastProbe: Int64 = 0
     private var snapshotRequested = false
-    private var budgets: UsageBudgets
+    var budgets: UsageBudgets
 
-    private struct HandledRequest {
+    struct HandledRequest {
         var request: CoreRequest
         var step: CoreStep
         var op: String?
@@ -60,7 +61,7 @@ final class CoreRunner: @unchecked Sendable {
         var routed: [[LoopDelivery]]? = nil
     }
 
-    private struct PendingSecrets {
+    struct PendingSecrets {
         var token: String?
         var device: String?
 
@@ -122,7 +123,7 @@ final class CoreRunner: @unchecked Sendable {
     func submit(_ request: CoreRequest, op: String?, token: String? = nil, device: String? = nil) {
         let submitted = MonotonicClock.nanoseconds()
         loop.execute { [self] in
-            if token != nil || device != nil, let (ref, requestID) = request.connectionAndRequestID {
+            if token != nil || device != nil, let ref = request.connection, let requestID = request.requestID {
                 secrets[ref, default: [:]][requestID, default: PendingSecrets()].merge(token: token, device: device)
             }
             process(request, op: op, submitted: submitted)
@@ -136,21 +137,22 @@ final class CoreRunner: @unchecked Sendable {
     }
 
     /// Queues an HTTP API request, answered to `connection` on `loopIndex`.
-    func submitAPI(op: String, from connection: ConnectionRef, _ makeRequest: @escaping @Sendable (String) -> CoreRequest) {
+    func submitAPI(op: String, from connection: ConnectionRef, _ body: CoreRequestBody) {
         let submitted = MonotonicClock.nanoseconds()
         loop.execute { [self] in
             nextAPIRequest += 1
             let requestID = "api-\(nextAPIRequest)"
             apiRequests[requestID] = connection
-            process(makeRequest(requestID), op: op, submitted: submitted)
+            process(CoreRequest(requestID: requestID, body), op: op, submitted: submitted)
         }
     }
 
     // MARK: Core thread
 
     private func process(_ request: CoreRequest, op: String?, submitted: UInt64) {
-        if writesRefused != nil, request.startsAWrite {
-            refuse(request)
+        replyAudit.expect(request)
+        if writesRefused != nil, request.effect == .write {
+            refuseWrite(request)
             return
         }
         if let (connection, requestID) = request.sender, let owner = core.budgetOwner(of: connection, for: request),
@@ -160,7 +162,7 @@ final class CoreRunner: @unchecked Sendable {
         }
         let step = core.handle(request, at: WallClock.milliseconds())
         var handled = HandledRequest(request: request, step: step, op: op, submitted: submitted)
-        if request.returnsPages, step.commands.isEmpty { handled.routed = routeRead(handled) }
+        if request.effect == .pagedRead, step.commands.isEmpty { handled.routed = routeRead(handled) }
         turn.append(handled)
     }
 
@@ -177,19 +179,6 @@ final class CoreRunner: @unchecked Sendable {
         let routed = outbox
         outbox = pending
         return routed
-    }
-
-    /// A request over its owner's fair share: answered `rate_limited` here, never reaching the
-    /// core or the log.
-    private func refuse(_ request: CoreRequest, from connection: ConnectionRef, _ requestID: String, _ refusal: UsageBudgets.Refusal) {
-        metrics.countError("rate_limited")
-        metrics.countBudgetRefusal(refusal.budget.rawValue)
-        secrets[connection]?[requestID] = nil
-        let text = ServerMessage.failure(
-            id: requestID, code: "rate_limited", message: refusal.message, retryAfterMilliseconds: refusal.retryAfterMilliseconds)
-        // Queued behind this turn's requests, whose replies are sent at its end: replies keep
-        // the order of the requests.
-        turn.append(HandledRequest(request: request, step: CoreStep(), op: nil, submitted: 0, refusal: (connection, text)))
     }
 
     private func tick() {
@@ -246,7 +235,7 @@ final class CoreRunner: @unchecked Sendable {
         let finished = MonotonicClock.nanoseconds()
         for handled in turn {
             if let (connection, text) = handled.refusal {
-                outbox[connection.loop].append(.send(serial: connection.serial, text: text, kind: .reply))
+                sendReply(text, to: connection, handled.request.requestID)
             } else if let routed = handled.routed {
                 for index in routed.indices { outbox[index] += routed[index] }
             } else if logged || handled.step.commands.isEmpty {
@@ -254,7 +243,14 @@ final class CoreRunner: @unchecked Sendable {
             } else {
                 routeUnlogged(handled)
             }
-            if case .connectionClosed(let ref) = handled.request { secrets[ref] = nil }
+            // Inside the assert: release builds neither audit nor look the connection up.
+            assert(
+                replyAudit.checkAnswered(handled.request, handled.step, connectionKnown: isKnown(handled.request.connection)),
+                "a request got no answer: \(handled.request)")
+            if case .connectionClosed = handled.request.body, let ref = handled.request.connection {
+                secrets[ref] = nil
+                replyAudit.forget(ref)
+            }
             if let op = handled.op, handled.step.outputs.contains(where: \.isDuplicateReply) {
                 metrics.countDuplicate(op: op)
             }
@@ -285,85 +281,10 @@ final class CoreRunner: @unchecked Sendable {
         }
     }
 
-    /// The outputs of a request whose commands never reached the log: its replies become
-    /// `unavailable`, its events are dropped, closes still happen (the core already forgot
-    /// those connections), and a connection that just signed up or logged in is closed (1013):
-    /// its session does not exist after the rollback.
-    private func routeUnlogged(_ handled: HandledRequest) {
-        for output in handled.step.outputs {
-            switch output {
-            case .reply(let ref, let requestID, _):
-                replyUnavailable(ref, requestID)
-            case .deliver, .presenceChanged, .typing, .sessionAccepted, .verifyPassword, .hashNewPassword:
-                break
-            // Feed.
-            case .feedEvent:
-                break
-            // Push.
-            // The publication or notice it tells of was taken back: nothing to tell.
-            case .pushNotification:
-                break
-            // Memories.
-            case .memoryChanged:
-                break
-            case .photoAccess(let caller, _):
-                outbox[caller.loop].append(.photoAccess(serial: caller.serial, .storageUnavailable))
-            case .closeConnections, .authFailed:
-                route(output)
-            }
-        }
-        switch handled.request {
-        case .signUp(let ref, _, _, _, _, _, _, _, _), .finishLogin(let ref, _, _, _, _, _):
-            outbox[ref.loop].append(.close(serial: ref.serial, code: WebSocketCloseCode.tryAgainLater.rawValue, reason: "storage unavailable"))
-        default:
-            break
-        }
-    }
-
-    /// A write request refused up front while storage is down.
-    private func refuse(_ request: CoreRequest) {
-        switch request {
-        case .beginSignUp(let ref, let id, _, _, _, _), .beginLogin(let ref, let id, _, _, _), .logout(let ref, let id, _),
-             .publish(let ref, let id, _, _, _, _), .sendFriendRequest(let ref, let id, _, _), .markRead(let ref, let id, _, _),
-             .answerFriendRequest(let ref, let id, _, _), .cancelFriendRequest(let ref, let id, _), .removeFriend(let ref, let id, _):
-            replyUnavailable(ref, id)
-        // Feed.
-        case .createPost(let ref, let id, _, _, _), .likePost(let ref, let id, _, _), .commentOnPost(let ref, let id, _, _),
-             .deletePost(let ref, let id, _):
-            replyUnavailable(ref, id)
-        // Activities.
-        case .activityOn(let ref, let id, _, _, _), .activityOff(let ref, let id, _):
-            replyUnavailable(ref, id)
-        // Places.
-        case .setPlace(let ref, let id, _, _, _, _, _), .removePlace(let ref, let id, _), .reportLocation(let ref, let id, _, _, _, _),
-             .reportRegion(let ref, let id, _, _, _):
-            replyUnavailable(ref, id)
-        // Memories.
-        case .createMemory(let ref, let id, _), .updateMemory(let ref, let id, _, _), .deleteMemory(let ref, let id, _),
-             .addMemoryPoint(let ref, let id, _, _), .updateMemoryPoint(let ref, let id, _, _, _), .deleteMemoryPoint(let ref, let id, _, _):
-            replyUnavailable(ref, id)
-        case .authorizePhotoUpload(let caller, _, _), .recordPhoto(let caller, _, _, _):
-            metrics.countError("unavailable")
-            outbox[caller.loop].append(.photoAccess(serial: caller.serial, .storageUnavailable))
-        case .serverPublish(let id, _, _, _):
-            replyUnavailable(nil, id)
-        case .keyed(let ref, let id, _, _, _):
-            replyUnavailable(ref, id)
-        default:
-            break
-        }
-    }
-
-    private func replyUnavailable(_ ref: ConnectionRef?, _ requestID: String?) {
-        metrics.countError("unavailable")
-        let message = "storage is refusing writes; reads still work, try again later"
-        if let ref {
-            if let requestID { secrets[ref]?[requestID] = nil }
-            outbox[ref.loop].append(.send(serial: ref.serial, text: ServerMessage.failure(id: requestID, code: "unavailable", message: message), kind: .reply))
-        } else if let requestID, let connection = apiRequests.removeValue(forKey: requestID) {
-            let body = ReplyError(code: "unavailable", message: message).httpBody
-            outbox[connection.loop].append(.httpResponse(serial: connection.serial, status: 503, body: body))
-        }
+    /// Whether the core still knows the request's connection (HTTP and photo requests have none).
+    private func isKnown(_ connection: ConnectionRef?) -> Bool {
+        guard let connection else { return true }
+        return core.budgetOwner(of: connection) != nil
     }
 
     /// The size of a page a user read is paid from their read-back budget once it is known.
@@ -374,124 +295,7 @@ final class CoreRunner: @unchecked Sendable {
         budgets.chargeRead(bytes, to: owner, now: MonotonicClock.milliseconds())
     }
 
-    /// Sends or hands off one output; returns the size of the reply it made to a connection
-    /// (0 for anything else).
-    @discardableResult
-    private func route(_ output: CoreOutput) -> Int {
-        switch output {
-        case .reply(let ref, let requestID, let reply):
-            if let ref {
-                var token: String?
-                if let requestID { token = secrets[ref]?[requestID]?.token }
-                if let requestID { secrets[ref]?[requestID] = nil }
-                if case .failure(let error) = reply { metrics.countError(error.code.rawValue) }
-                let text = ReplyEncoding.message(reply, id: requestID, token: token)
-                outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .reply))
-                return text.count
-            } else if let requestID, let connection = apiRequests.removeValue(forKey: requestID) {
-                let (status, body) = ReplyEncoding.httpResponse(reply)
-                outbox[connection.loop].append(.httpResponse(serial: connection.serial, status: status, body: body))
-            }
-        case .deliver(let publication, let recipients):
-            let text = ServerMessage.publicationEvent(
-                channel: publication.channel, epoch: publication.epoch, offset: publication.offset, type: publication.type,
-                from: publication.from, data: publication.data, time: publication.time, clientID: publication.clientID)
-            fanOut(text, to: recipients)
-        case .typing(let channel, let user, let recipients):
-            fanOut(ServerMessage.typingEvent(channel: channel, user: user, time: WallClock.milliseconds()), to: recipients)
-        case .presenceChanged(let user, let online, let recipients):
-            fanOut(ServerMessage.presenceEvent(user: user, online: online, time: WallClock.milliseconds()), to: recipients)
-        case .verifyPassword(let ref, let requestID, let username, let credentials, let password, let address):
-            verifyPassword(ref, requestID, username, credentials, password, address)
-        case .hashNewPassword(let ref, let requestID, let username, let email, let password, let address):
-            hashNewPassword(ref, requestID, username: username, email: email, password: password, address: address)
-        case .closeConnections(let refs, let code, let reason):
-            for ref in refs { outbox[ref.loop].append(.close(serial: ref.serial, code: code, reason: reason)) }
-        case .sessionAccepted(let ref, let user, let expiresAt):
-            let text = ServerMessage.sessionEvent(username: user.username, email: user.email, expiresAt: expiresAt, time: WallClock.milliseconds())
-            outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .signInOutcome(accepted: true)))
-        case .authFailed(let ref, let error):
-            metrics.countError(error.code.rawValue)
-            let text = ServerMessage.authFailedEvent(code: error.code.rawValue, message: error.message, time: WallClock.milliseconds())
-            outbox[ref.loop].append(.send(serial: ref.serial, text: text, kind: .signInOutcome(accepted: false)))
-            outbox[ref.loop].append(.close(serial: ref.serial, code: 4001, reason: error.code.rawValue))
-        // Feed.
-        case .feedEvent(let event, let recipients):
-            fanOut(ServerEvent.feed(event).message, to: recipients)
-        // Push.
-        case .pushNotification(let notification):
-            pushGateway?.submit(notification)
-        // Memories.
-        case .memoryChanged(let change, let recipients):
-            fanOut(ServerEvent.memoryChanged(change, time: WallClock.milliseconds()).message, to: recipients)
-        case .photoAccess(let caller, let access):
-            if case .refused(let error) = access { metrics.countError(error.code.rawValue) }
-            outbox[caller.loop].append(.photoAccess(serial: caller.serial, .decided(access)))
-        }
-        return 0
-    }
-
-    /// Frames an event once (and compresses it once, if anyone takes compressed frames), then
-    /// gives each loop the same bytes with the list of its recipients.
-    private func fanOut(_ text: [UInt8], to recipients: [ConnectionRef]) {
-        guard !recipients.isEmpty else { return }
-        let compress = deflateConnections.load(ordering: .relaxed) > 0
-        let frame = SharedFrame(opcode: .text, payload: text, deflater: compress ? deflater : nil)
-        var start = 0
-        while start < recipients.count {
-            let loopIndex = recipients[start].loop
-            var end = start
-            while end < recipients.count, recipients[end].loop == loopIndex { end += 1 }
-            outbox[loopIndex].append(.fanOut(serials: recipients[start..<end].map(\.serial), frame: frame))
-            start = end
-        }
-    }
-
-    /// Hashes in the login lane; an unknown login (no credentials) is hashed at the cost of a
-    /// new password, so that its answer takes as long as a wrong password's.
-    private func verifyPassword(
-        _ ref: ConnectionRef, _ requestID: String, _ username: Username?, _ credentials: Credentials?, _ password: String, _ address: String
-    ) {
-        let device = secrets[ref]?[requestID]?.device
-        let ttl = Int64(configuration.sessionTTLMilliseconds)
-        let iterations = configuration.kdfIterations
-        passwordHashes.run(.login) { [self] in
-            let matched: Bool
-            if let credentials {
-                let hash = Crypto.pbkdf2SHA256(password: password, salt: credentials.salt, iterations: credentials.iterations, length: credentials.hash.count)
-                matched = Crypto.constantTimeEquals(hash, credentials.hash)
-            } else {
-                _ = Crypto.pbkdf2SHA256(password: password, salt: Crypto.randomBytes(16), iterations: iterations)
-                matched = false
-            }
-            let token = SessionToken.generate()
-            let session = NewSession(tokenHash: SessionToken.hash(token), expiresAt: WallClock.milliseconds() + ttl, device: device)
-            submit(
-                .finishLogin(ref, requestID: requestID, username: username, passwordMatched: matched, address: address, session: session),
-                op: "login", token: matched ? token : nil)
-        }
-    }
-
-    /// Hashes a signup's password in the signup lane (behind every waiting login), then hands
-    /// the core only the hash and the facts its rules need about the password.
-    private func hashNewPassword(_ ref: ConnectionRef, _ requestID: String, username: String, email: String, password: String, address: String) {
-        let device = secrets[ref]?[requestID]?.device
-        let ttl = Int64(configuration.sessionTTLMilliseconds)
-        let iterations = configuration.kdfIterations
-        passwordHashes.run(.signUp) { [self] in
-            let salt = Crypto.randomBytes(16)
-            let credentials = Credentials(salt: salt, hash: Crypto.pbkdf2SHA256(password: password, salt: salt, iterations: iterations), iterations: iterations)
-            let token = SessionToken.generate()
-            let session = NewSession(tokenHash: SessionToken.hash(token), expiresAt: WallClock.milliseconds() + ttl, device: device)
-            submit(
-                .signUp(ref, requestID: requestID, username: username, email: email, passwordLength: password.count,
-                        passwordEqualsUsername: password.lowercased() == username.lowercased(), address: address,
-                        credentials: credentials, session: session),
-                op: nil, token: token)  // counted in the op's latency once, by its first half
-        }
-    }
-
-    private func sendOutbox() {
+    func sendOutbox() {
         for index in outbox.indices where !outbox[index].isEmpty {
             let batch = outbox[index]
             outbox[index] = []
@@ -501,52 +305,3 @@ final class CoreRunner: @unchecked Sendable {
     }
 }
 
-extension CoreOutput {
-    /// A retried write answered with its first result.
-    var isDuplicateReply: Bool {
-        switch self {
-        case .reply(_, _, .duplicate), .reply(_, _, .alreadyPublished): return true
-        default: return false
-        }
-    }
-}
-
-extension CoreRequest {
-    /// Requests that lead to a durable command (directly, or for a login or signup through the
-    /// request that carries its hash): refused up front while storage refuses writes. The
-    /// second halves are not: they end password hashes the core counts.
-    var startsAWrite: Bool {
-        switch self {
-        case .beginSignUp, .beginLogin, .logout, .publish, .serverPublish,
-             .sendFriendRequest, .answerFriendRequest, .cancelFriendRequest, .removeFriend, .markRead:
-            return true
-        // Feed.
-        case .createPost, .likePost, .commentOnPost, .deletePost:
-            return true
-        // Activities.
-        case .activityOn, .activityOff, .expireActivities:
-            return true
-        // Places.
-        case .setPlace, .removePlace, .reportLocation, .reportRegion:
-            return true
-        // Memories. A photo upload is refused before its body is read, not after it was stored.
-        case .createMemory, .updateMemory, .deleteMemory, .addMemoryPoint, .updateMemoryPoint, .deleteMemoryPoint,
-             .authorizePhotoUpload, .recordPhoto:
-            return true
-        case .keyed(_, _, _, _, let write):
-            return write.startsAWrite
-        default: return false
-        }
-    }
-
-    /// The connection and request id a reply will carry, for requests that have both.
-    var connectionAndRequestID: (ConnectionRef, String)? {
-        switch self {
-        case .beginSignUp(let ref, let id, _, _, _, _): return (ref, id)
-        case .signUp(let ref, let id, _, _, _, _, _, _, _): return (ref, id)
-        case .beginLogin(let ref, let id, _, _, _): return (ref, id)
-        case .finishLogin(let ref, let id, _, _, _, _): return (ref, id)
-        default: return nil
-        }
-    }
-}

@@ -33,7 +33,7 @@ final class HTTPAPI {
             case .failure(let error):
                 connection.respondJSON(status: error.code == "payload_too_large" ? 413 : 400, body: Self.error(error.code, error.message))
             case .success(let (channel, type, data)):
-                submit("api_publish", connection) { .serverPublish(requestID: $0, channel: channel, type: type, data: data) }
+                submit("api_publish", connection, .serverPublish(channel: channel, type: type, data: data))
             }
         case ("GET", "/api/v1/history"):
             let items = APIRequestDecoder.queryItems(head.query ?? "")
@@ -48,13 +48,13 @@ final class HTTPAPI {
                 connection.respondJSON(status: 400, body: Self.error("bad_request", "before must be a positive integer and limit 1…\(limits.maxHistoryLimit)"))
                 return
             }
-            submit("api_history", connection) { .history(nil, requestID: $0, channel: channel, before: before, limit: limit) }
+            submit("api_history", connection, .operation(.history(channel: channel, before: before, limit: limit)))
         case ("POST", "/api/v1/disconnect"):
             switch APIRequestDecoder.disconnect(body, limits: limits) {
             case .failure(let error):
                 connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
             case .success(let user):
-                submit("api_disconnect", connection) { .disconnectUser(requestID: $0, username: user.lowercased()) }
+                submit("api_disconnect", connection, .disconnectUser(username: user.lowercased()))
             }
         case (_, "/api/v1/publish"), (_, "/api/v1/disconnect"):
             connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))
@@ -65,9 +65,9 @@ final class HTTPAPI {
         }
     }
 
-    private func submit(_ op: String, _ connection: Connection, _ makeRequest: @escaping @Sendable (String) -> CoreRequest) {
+    private func submit(_ op: String, _ connection: Connection, _ body: CoreRequestBody) {
         let serial = endpoint.register(connection)
-        runner.submitAPI(op: op, from: ConnectionRef(loop: loopIndex, serial: serial), makeRequest)
+        runner.submitAPI(op: op, from: ConnectionRef(loop: loopIndex, serial: serial), body)
     }
 
     private func authorized(_ head: HTTPRequestHead) -> Bool {

@@ -14,8 +14,9 @@ enum LoopDelivery {
     case photoAccess(serial: UInt64, PhotoAccessOutcome)
 
     enum Kind {
-        /// The answer to a request the loop forwarded (they come back in the order sent).
-        case reply
+        /// The answer to a request the loop forwarded (they come back in the order sent);
+        /// `requestID` nil for a request whose id could not be read.
+        case reply(requestID: String?)
         /// An event.
         case event
         /// The outcome of a header or subprotocol token: `session` (accepted) or `auth_failed`.

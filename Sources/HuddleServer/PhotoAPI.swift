@@ -127,8 +127,8 @@ final class PhotoAPI {
 
     /// Asks the core about `transfer`; its answer comes back through the endpoint to the
     /// connection (`Connection.photoAccessDecided`).
-    func submit(_ connection: Connection, op: String, _ makeRequest: (ConnectionRef) -> CoreRequest) {
+    func submit(_ connection: Connection, op: String, _ makeRequest: (ConnectionRef) -> CoreRequestBody) {
         let caller = ConnectionRef(loop: loopIndex, serial: endpoint.register(connection))
-        runner.submit(makeRequest(caller), op: op)
+        runner.submit(CoreRequest(makeRequest(caller)), op: op)
     }
 }

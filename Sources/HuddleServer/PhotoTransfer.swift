@@ -185,7 +185,7 @@ final class PhotoTransfer {
     private func store() {
         guard let file else { return }
         stage = .working
-        let hash = Self.hex(digest.finish())
+        let hash = Hex.encode(digest.finish())
         let store = api.store
         let transfer = LoopBound(self, loop: api.loop)
         api.workers.run {
@@ -251,16 +251,5 @@ final class PhotoTransfer {
         }
         decoded = []
         connection?.finishPhotoRequest(self, response)
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

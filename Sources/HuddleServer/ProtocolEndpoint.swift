@@ -24,9 +24,7 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
 
     /// Per-connection protocol state.
     ///
-    /// Replies go out in the order of the requests (protocol.md): requests forwarded to the core
-    /// come back in the order sent, and a reply made here (ping, a refused request) waits for
-    /// the core's replies to the requests before it. A sign-in in progress (signup and login go
+    /// Replies go out in the order of the requests (`ReplyOrder`). A sign-in in progress (signup and login go
     /// through the password workers; an upgrade token through the core) holds the requests
     /// after it, so a client that pipelines them gets them run signed in.
     final class Session {
@@ -34,10 +32,8 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         var bucket: TokenBucket
         var refusalsInARow = 0
         let takesSharedDeflate: Bool
-        var forwarded = 0
-        var answered = 0
-        var heldReplies: [(after: Int, text: [UInt8])] = []
-        /// The number (in `forwarded`) of the sign-in request being decided; 0 for an upgrade
+        var replies = ReplyOrder()
+        /// The number (in `replies.forwarded`) of the sign-in request being decided; 0 for an upgrade
         /// token; nil when no sign-in is pending.
         var pendingSignIn: Int?
         var waiting: [Waiting] = []
@@ -107,10 +103,10 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         connection.endpointState = session
         if session.takesSharedDeflate { runner.deflateConnections.add(1, ordering: .relaxed) }
         let ref = ConnectionRef(loop: loopIndex, serial: serial)
-        runner.submit(.connectionOpened(ref, address: connection.peer), op: nil)
+        runner.submit(CoreRequest(connection: ref, .connectionOpened(address: connection.peer)), op: nil)
         if let token = Self.token(in: request) {
             session.pendingSignIn = 0
-            runner.submit(.authenticate(ref, requestID: nil, tokenHash: SessionToken.hash(token)), op: "auth")
+            runner.submit(CoreRequest(connection: ref, .authenticate(tokenHash: SessionToken.hash(token))), op: "auth")
         }
     }
 
@@ -131,14 +127,14 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         connections[session.serial] = nil
         _ = releaseWaiting(session)
         if session.takesSharedDeflate { runner.deflateConnections.subtract(1, ordering: .relaxed) }
-        runner.submit(.connectionClosed(ConnectionRef(loop: loopIndex, serial: session.serial)), op: nil)
+        runner.submit(CoreRequest(connection: ConnectionRef(loop: loopIndex, serial: session.serial), .connectionClosed), op: nil)
     }
 
     /// Requests forwarded and not answered, plus those waiting behind a sign-in; an upgrade
     /// token being checked counts as one (requests may wait behind it).
     func requestsUnanswered(_ connection: Connection) -> Int {
         guard let session = connection.endpointState as? Session else { return 0 }
-        return session.forwarded - session.answered + session.waiting.count + (session.pendingSignIn == 0 ? 1 : 0)
+        return session.replies.unanswered + session.waiting.count + (session.pendingSignIn == 0 ? 1 : 0)
     }
 
     /// The core refuses publishes to this reader's channels while it is behind; its
@@ -236,29 +232,17 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     private func reply(_ text: [UInt8], _ session: Session, _ connection: Connection) {
         if session.pendingSignIn != nil {
             hold(.reply(text), session, connection)
-        } else if session.answered == session.forwarded {
+        } else if let text = session.replies.local(text) {
             connection.send(.text, text)
-        } else {
-            session.heldReplies.append((session.forwarded, text))
         }
     }
 
-    /// Counts a request as on its way to the core; returns its number.
-    @discardableResult
-    private func forward(_ session: Session) -> Int {
-        session.forwarded += 1
-        return session.forwarded
-    }
 
     /// The core answered a forwarded request: send what was waiting for it, and once a sign-in
     /// is decided, run the requests that arrived during it.
-    private func answered(_ session: Session, _ connection: Connection) {
-        session.answered += 1
-        while let first = session.heldReplies.first, first.after <= session.answered {
-            session.heldReplies.removeFirst()
-            connection.send(.text, first.text)
-        }
-        if let signIn = session.pendingSignIn, signIn > 0, session.answered >= signIn {
+    private func answered(_ requestID: String?, _ session: Session, _ connection: Connection) {
+        for text in session.replies.coreAnswered(requestID) { connection.send(.text, text) }
+        if let signIn = session.pendingSignIn, signIn > 0, session.replies.answered >= signIn {
             signInSettled(session, connection)
         }
     }
@@ -279,118 +263,31 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         }
     }
 
+    /// Hands a decoded request to the core as it is; only what needs this loop's knowledge is
+    /// made here: `ping`, and sign-ins (the token hashed, the peer's address, the device label
+    /// kept out of the core).
     private func dispatch(_ request: ClientRequest, session: Session, connection: Connection) {
         let ref = ConnectionRef(loop: loopIndex, serial: session.serial)
         let id = request.id
         let op = request.operation.name
-        if case .ping = request.operation {
-            reply(ServerMessage.success(id: id, result: ReplyResult.time(WallClock.milliseconds()).json), session, connection)
-            return
-        }
-        let number = forward(session)
-        // Every submission below goes through this one, which wraps a write sent with a
-        // `client_id` as a keyed write.
-        let runner = RequestSubmission(runner: self.runner, connection: ref, requestID: id, op: op, clientID: request.clientID)
         switch request.operation {
         case .ping:
-            break
+            reply(ServerMessage.success(id: id, result: ReplyResult.time(WallClock.milliseconds()).json), session, connection)
+            return
         case .signup(let username, let email, let password, let device):
-            session.pendingSignIn = number
-            runner.submit(.beginSignUp(ref, requestID: id, username: username, email: email, password: password, address: connection.peer), op: op, device: device)
+            session.pendingSignIn = session.replies.forward(id)
+            let body = CoreRequestBody.beginSignUp(username: username, email: email, password: password, address: connection.peer)
+            runner.submit(CoreRequest(connection: ref, requestID: id, body), op: op, device: device)
         case .login(let login, let password, let device):
-            session.pendingSignIn = number
-            runner.submit(.beginLogin(ref, requestID: id, login: login, address: connection.peer, password: password), op: op, device: device)
+            session.pendingSignIn = session.replies.forward(id)
+            let body = CoreRequestBody.beginLogin(login: login, address: connection.peer, password: password)
+            runner.submit(CoreRequest(connection: ref, requestID: id, body), op: op, device: device)
         case .auth(let token):
-            runner.submit(.authenticate(ref, requestID: id, tokenHash: SessionToken.hash(token)), op: op)
-        case .logout(let all):
-            runner.submit(.logout(ref, requestID: id, all: all), op: op)
-        case .whoami:
-            runner.submit(.whoami(ref, requestID: id), op: op)
-        case .subscribe(let channel, let since):
-            runner.submit(.subscribe(ref, requestID: id, channel: channel, since: since.map { ChannelPosition(epoch: $0.epoch, offset: $0.offset) }), op: op)
-        case .unsubscribe(let channel):
-            runner.submit(.unsubscribe(ref, requestID: id, channel: channel), op: op)
-        case .publish(let channel, let type, let data):
-            // A publication keeps its own client_id (readers see it): not a kept result.
-            self.runner.submit(.publish(ref, requestID: id, channel: channel, type: type, data: data, clientID: request.clientID), op: op)
-        case .history(let channel, let before, let limit):
-            runner.submit(.history(ref, requestID: id, channel: channel, before: before, limit: limit), op: op)
-        case .presence(let channel):
-            runner.submit(.presence(ref, requestID: id, channel: channel), op: op)
-        case .userSearch(let prefix, let limit):
-            runner.submit(.searchUsers(ref, requestID: id, prefix: prefix, limit: limit), op: op)
-        case .friendRequest(let user, let message):
-            runner.submit(.sendFriendRequest(ref, requestID: id, user: user, message: message), op: op)
-        case .friendRequests:
-            runner.submit(.listFriendRequests(ref, requestID: id), op: op)
-        case .friendAccept(let user):
-            runner.submit(.answerFriendRequest(ref, requestID: id, user: user, accept: true), op: op)
-        case .friendDecline(let user):
-            runner.submit(.answerFriendRequest(ref, requestID: id, user: user, accept: false), op: op)
-        case .friendCancel(let user):
-            runner.submit(.cancelFriendRequest(ref, requestID: id, user: user), op: op)
-        case .friendRemove(let user):
-            runner.submit(.removeFriend(ref, requestID: id, user: user), op: op)
-        case .friends:
-            runner.submit(.listFriends(ref, requestID: id), op: op)
-        case .markRead(let channel, let offset):
-            runner.submit(.markRead(ref, requestID: id, channel: channel, offset: offset), op: op)
-        case .unread:
-            runner.submit(.unreadCounts(ref, requestID: id), op: op)
-        case .typing(let channel):
-            runner.submit(.typing(ref, requestID: id, channel: channel), op: op)
-        // Feed.
-        case .post(let text, let activity, let at):
-            runner.submit(.createPost(ref, requestID: id, text: text, activity: activity, at: at), op: op)
-        case .feed(let before, let limit):
-            runner.submit(.listFeed(ref, requestID: id, before: before, limit: limit), op: op)
-        case .like(let post, let liked):
-            runner.submit(.likePost(ref, requestID: id, post: post, liked: liked), op: op)
-        case .comment(let post, let text):
-            runner.submit(.commentOnPost(ref, requestID: id, post: post, text: text), op: op)
-        case .comments(let post, let before, let limit):
-            runner.submit(.listComments(ref, requestID: id, post: post, before: before, limit: limit), op: op)
-        case .postDelete(let post):
-            runner.submit(.deletePost(ref, requestID: id, post: post), op: op)
-        // Activities.
-        case .activities:
-            runner.submit(.listActivities(ref, requestID: id), op: op)
-        case .activityOn(let activity, let friends, let expiresIn):
-            runner.submit(.activityOn(ref, requestID: id, activity: activity, friends: friends, expiresInSeconds: expiresIn), op: op)
-        case .activityOff(let activity):
-            runner.submit(.activityOff(ref, requestID: id, activity: activity), op: op)
-        case .matches(let byActivity):
-            runner.submit(.listMatches(ref, requestID: id, byActivity: byActivity), op: op)
-        // Places.
-        case .placeSet(let placeID, let label, let latitude, let longitude, let radius):
-            runner.submit(.setPlace(ref, requestID: id, id: placeID, label: label, latitude: latitude, longitude: longitude, radius: radius), op: op)
-        case .placeRemove(let placeID):
-            runner.submit(.removePlace(ref, requestID: id, id: placeID), op: op)
-        case .places(let user):
-            runner.submit(.listPlaces(ref, requestID: id, user: user), op: op)
-        case .locationFix(let latitude, let longitude, let accuracy, let time):
-            runner.submit(.reportLocation(ref, requestID: id, latitude: latitude, longitude: longitude, accuracy: accuracy, time: time), op: op)
-        case .region(let placeID, let entered, let time):
-            runner.submit(.reportRegion(ref, requestID: id, placeID: placeID, entered: entered, time: time), op: op)
-        case .whereIs(let user):
-            runner.submit(.locate(ref, requestID: id, user: user), op: op)
-        // Memories.
-        case .memoryCreate(let arguments):
-            runner.submit(.createMemory(ref, requestID: id, MemoryRequests.fields(arguments)), op: op)
-        case .memoryUpdate(let memory, let arguments):
-            runner.submit(.updateMemory(ref, requestID: id, memory: memory, MemoryRequests.fields(arguments)), op: op)
-        case .memoryDelete(let memory):
-            runner.submit(.deleteMemory(ref, requestID: id, memory: memory), op: op)
-        case .memories:
-            runner.submit(.listMemories(ref, requestID: id), op: op)
-        case .memory(let memory):
-            runner.submit(.readMemory(ref, requestID: id, memory: memory), op: op)
-        case .pointAdd(let memory, let arguments):
-            runner.submit(.addMemoryPoint(ref, requestID: id, memory: memory, MemoryRequests.fields(arguments)), op: op)
-        case .pointUpdate(let memory, let point, let arguments):
-            runner.submit(.updateMemoryPoint(ref, requestID: id, memory: memory, point: point, MemoryRequests.fields(arguments)), op: op)
-        case .pointDelete(let memory, let point):
-            runner.submit(.deleteMemoryPoint(ref, requestID: id, memory: memory, point: point), op: op)
+            _ = session.replies.forward(id)
+            runner.submit(CoreRequest(connection: ref, requestID: id, .authenticate(tokenHash: SessionToken.hash(token))), op: op)
+        default:
+            _ = session.replies.forward(id)
+            runner.submit(CoreRequest(request, on: ref), op: op)
         }
     }
 
@@ -404,8 +301,8 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
                 connection.send(.text, text)
                 guard let session = connection.endpointState as? Session else { continue }
                 switch kind {
-                case .reply:
-                    answered(session, connection)
+                case .reply(let requestID):
+                    answered(requestID, session, connection)
                 case .event:
                     break
                 case .signInOutcome(let accepted):

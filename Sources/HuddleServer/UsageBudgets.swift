@@ -54,12 +54,12 @@ struct UsageBudgets {
         if let wait = buckets.requests.take(now: now) {
             return Refusal(budget: .requests, retryAfterMilliseconds: wait, message: "over \(Int(configuration.userRequestsPerSecond)) requests per second for one user")
         }
-        if request.returnsPages, let wait = buckets.readBytes.admit(now: now) {
+        if request.effect == .pagedRead, let wait = buckets.readBytes.admit(now: now) {
             return Refusal(
                 budget: .readBytes, retryAfterMilliseconds: wait,
                 message: "over \(Int(configuration.userReadBytesPerSecond)) bytes read back per second for one user")
         }
-        if case .publish(_, _, _, _, let data, _) = request, let wait = buckets.publishedBytes.take(Double(data.utf8.count), now: now) {
+        if case .operation(.publish(_, _, let data)) = request.body, let wait = buckets.publishedBytes.take(Double(data.utf8.count), now: now) {
             return Refusal(
                 budget: .publishedBytes, retryAfterMilliseconds: wait,
                 message: "over \(Int(configuration.userPublishedBytesPerSecond)) bytes published per second for one user")
@@ -85,16 +85,5 @@ struct UsageBudgets {
             publishedBytes: TokenBucket(
                 rate: configuration.userPublishedBytesPerSecond, burst: configuration.userPublishedBytesBurst, now: now),
             readBytes: TokenBucket(rate: configuration.userReadBytesPerSecond, burst: configuration.userReadBytesBurst, now: now))
-    }
-}
-
-extension CoreRequest {
-    /// Reads whose reply can hold many publications, posts or memories: what the read-back
-    /// budget meters.
-    var returnsPages: Bool {
-        switch self {
-        case .history, .subscribe, .listFeed, .listComments, .listMemories, .readMemory: true
-        default: false
-        }
     }
 }

@@ -1,0 +1,171 @@
+import HuddleProtocol
+
+/// The envelope as bytes, written by hand (no synthesized `Codable`: renaming a Swift property
+/// must not change what crosses machines in cluster mode). A client's op travels as the wire
+/// request it came as (`RequestEncoder`, read back by `RequestDecoder`); the server's own
+/// requests as `{"kind": …}` objects. Byte strings (token hashes, salts) are lowercase hex.
+///
+///     {"connection": {"loop": 0, "serial": 7}, "request": {"id": "1", "op": "like", "post": 3}}
+///     {"connection": {"loop": 0, "serial": 7}, "id": "2", "body": {"kind": "begin_login", …}}
+extension CoreRequest {
+    public func encoded() -> [UInt8] {
+        var members: [(String, JSONValue)] = []
+        if let connection {
+            members.append(("connection", .object([("loop", .integer(connection.loop)), ("serial", .integer(connection.serial))])))
+        }
+        if case .operation(let operation) = body {
+            // An op always has its id (the core ignores one without).
+            let request = RequestEncoder.encode(ClientRequest(id: requestID ?? "", operation: operation, clientID: clientID))
+            members.append(("request", .raw(String(decoding: request, as: UTF8.self))))
+        } else {
+            if let requestID { members.append(("id", .string(requestID))) }
+            members.append(("body", .object(body.ownFields)))
+        }
+        var bytes: [UInt8] = []
+        JSONWriter.append(.object(members), to: &bytes)
+        return bytes
+    }
+
+    /// nil for bytes `encoded()` did not make.
+    public init?(encoded bytes: [UInt8], limits: ProtocolLimits = ProtocolLimits()) {
+        guard let envelope = try? JSONParser.parse(bytes, maxDepth: limits.maxDepth + 2) else { return nil }
+        var connection: ConnectionRef?
+        if let ref = envelope["connection"] {
+            guard let loop = ref["loop"]?.int64Value, let serial = ref["serial"]?.uint64Value, let loopIndex = Int(exactly: loop) else { return nil }
+            connection = ConnectionRef(loop: loopIndex, serial: serial)
+        }
+        if let request = envelope["request"] {
+            guard case .success(let decoded) = RequestDecoder.decode(Array(JSONWriter.serialize(request).utf8), limits: limits) else { return nil }
+            self.init(connection: connection, requestID: decoded.id, clientID: decoded.clientID, .operation(decoded.operation))
+            return
+        }
+        guard let fields = envelope["body"], let body = CoreRequestBody(ownFields: fields) else { return nil }
+        let requestID = envelope["id"]
+        if let requestID, requestID.stringValue == nil { return nil }
+        self.init(connection: connection, requestID: requestID?.stringValue, body)
+    }
+}
+
+extension CoreRequestBody {
+    /// The server's own requests; `.operation` travels as a wire request instead.
+    fileprivate var ownFields: [(String, JSONValue)] {
+        switch self {
+        case .operation(let operation):
+            return [("kind", .string("operation"))] + RequestEncoder.arguments(of: operation)
+        case let .beginSignUp(username, email, password, address):
+            return [("kind", .string("begin_sign_up")), ("username", .string(username)), ("email", .string(email)), ("password", .string(password)), ("address", .string(address))]
+        case let .signUp(username, email, passwordLength, passwordEqualsUsername, address, credentials, session):
+            return [
+                ("kind", .string("sign_up")), ("username", .string(username)), ("email", .string(email)), ("password_length", .integer(passwordLength)),
+                ("password_equals_username", .bool(passwordEqualsUsername)), ("address", .string(address)),
+                ("salt", .hex(credentials.salt)), ("hash", .hex(credentials.hash)), ("iterations", .integer(credentials.iterations)),
+            ] + Self.fields(of: session)
+        case let .beginLogin(login, address, password):
+            return [("kind", .string("begin_login")), ("login", .string(login)), ("address", .string(address)), ("password", .string(password))]
+        case let .finishLogin(username, passwordMatched, address, session):
+            return [("kind", .string("finish_login")), ("username", username.map(JSONValue.string) ?? .null), ("password_matched", .bool(passwordMatched)), ("address", .string(address))]
+                + Self.fields(of: session)
+        case let .authenticate(tokenHash):
+            return [("kind", .string("authenticate")), ("token_hash", .hex(tokenHash))]
+        case let .serverPublish(channel, type, data):
+            return [("kind", .string("server_publish")), ("channel", .string(channel)), ("type", .string(type)), ("data", .string(data))]
+        case let .disconnectUser(username):
+            return [("kind", .string("disconnect_user")), ("username", .string(username))]
+        case let .authorizePhotoUpload(caller, tokenHash, size):
+            return [("kind", .string("authorize_photo_upload")), ("caller", Self.ref(caller)), ("token_hash", .hex(tokenHash)), ("size", .integer(size))]
+        case let .recordPhoto(caller, tokenHash, hash, size):
+            return [("kind", .string("record_photo")), ("caller", Self.ref(caller)), ("token_hash", .hex(tokenHash)), ("hash", .string(hash)), ("size", .integer(size))]
+        case let .authorizePhotoRead(caller, tokenHash, hash):
+            return [("kind", .string("authorize_photo_read")), ("caller", Self.ref(caller)), ("token_hash", .hex(tokenHash)), ("hash", .string(hash))]
+        case let .connectionOpened(address):
+            return [("kind", .string("connection_opened")), ("address", .string(address))]
+        case .connectionClosed:
+            return [("kind", .string("connection_closed"))]
+        case .tick:
+            return [("kind", .string("tick"))]
+        case .expireActivities:
+            return [("kind", .string("expire_activities"))]
+        }
+    }
+
+    fileprivate init?(ownFields f: JSONValue) {
+        func string(_ key: String) -> String? { f[key]?.stringValue }
+        func int(_ key: String) -> Int? { f[key]?.int64Value.flatMap { Int(exactly: $0) } }
+        func bytes(_ key: String) -> [UInt8]? { f[key]?.hexBytes }
+        func ref(_ key: String) -> ConnectionRef? {
+            guard let value = f[key], let loop = value["loop"]?.int64Value, let serial = value["serial"]?.uint64Value,
+                  let index = Int(exactly: loop) else { return nil }
+            return ConnectionRef(loop: index, serial: serial)
+        }
+        func session() -> NewSession? {
+            guard let tokenHash = bytes("token_hash"), let expiresAt = f["expires_at"]?.int64Value else { return nil }
+            let device = f["device"]
+            if let device, device != .null, device.stringValue == nil { return nil }
+            return NewSession(tokenHash: tokenHash, expiresAt: expiresAt, device: device?.stringValue)
+        }
+        switch string("kind") {
+        case "begin_sign_up":
+            guard let username = string("username"), let email = string("email"), let password = string("password"), let address = string("address") else { return nil }
+            self = .beginSignUp(username: username, email: email, password: password, address: address)
+        case "sign_up":
+            guard let username = string("username"), let email = string("email"), let length = int("password_length"),
+                  let equals = f["password_equals_username"]?.boolValue, let address = string("address"), let salt = bytes("salt"),
+                  let hash = bytes("hash"), let iterations = int("iterations"), let session = session()
+            else { return nil }
+            self = .signUp(
+                username: username, email: email, passwordLength: length, passwordEqualsUsername: equals, address: address,
+                credentials: Credentials(salt: salt, hash: hash, iterations: iterations), session: session)
+        case "begin_login":
+            guard let login = string("login"), let address = string("address"), let password = string("password") else { return nil }
+            self = .beginLogin(login: login, address: address, password: password)
+        case "finish_login":
+            guard let matched = f["password_matched"]?.boolValue, let address = string("address"), let session = session() else { return nil }
+            let username = f["username"]
+            if let username, username != .null, username.stringValue == nil { return nil }
+            self = .finishLogin(username: username?.stringValue, passwordMatched: matched, address: address, session: session)
+        case "authenticate":
+            guard let tokenHash = bytes("token_hash") else { return nil }
+            self = .authenticate(tokenHash: tokenHash)
+        case "server_publish":
+            guard let channel = string("channel"), let type = string("type"), let data = string("data") else { return nil }
+            self = .serverPublish(channel: channel, type: type, data: data)
+        case "disconnect_user":
+            guard let username = string("username") else { return nil }
+            self = .disconnectUser(username: username)
+        case "authorize_photo_upload":
+            guard let caller = ref("caller"), let tokenHash = bytes("token_hash"), let size = int("size") else { return nil }
+            self = .authorizePhotoUpload(caller: caller, tokenHash: tokenHash, size: size)
+        case "record_photo":
+            guard let caller = ref("caller"), let tokenHash = bytes("token_hash"), let hash = string("hash"), let size = int("size") else { return nil }
+            self = .recordPhoto(caller: caller, tokenHash: tokenHash, hash: hash, size: size)
+        case "authorize_photo_read":
+            guard let caller = ref("caller"), let tokenHash = bytes("token_hash"), let hash = string("hash") else { return nil }
+            self = .authorizePhotoRead(caller: caller, tokenHash: tokenHash, hash: hash)
+        case "connection_opened":
+            guard let address = string("address") else { return nil }
+            self = .connectionOpened(address: address)
+        case "connection_closed":
+            self = .connectionClosed
+        case "tick":
+            self = .tick
+        case "expire_activities":
+            self = .expireActivities
+        default:
+            return nil  // "operation" travels as a wire request, not as a body
+        }
+    }
+
+    private static func fields(of session: NewSession) -> [(String, JSONValue)] {
+        [("token_hash", .hex(session.tokenHash)), ("expires_at", .integer(session.expiresAt)), ("device", session.device.map(JSONValue.string) ?? .null)]
+    }
+
+    private static func ref(_ ref: ConnectionRef) -> JSONValue {
+        .object([("loop", .integer(ref.loop)), ("serial", .integer(ref.serial))])
+    }
+}
+
+extension JSONValue {
+    fileprivate static func hex(_ bytes: [UInt8]) -> JSONValue { .string(Hex.encode(bytes)) }
+
+    fileprivate var hexBytes: [UInt8]? { stringValue.flatMap(Hex.decode) }
+}
