@@ -114,7 +114,7 @@ let package = Package(
         // The server's state machines in process, without sockets (reply order, reply audit).
         .testTarget(
             name: "HuddleServerUnitTests",
-            dependencies: ["HuddleServer", "HuddleCore", "HuddleProtocol", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["HuddleServer", "HuddleCore", "HuddleProtocol", "HuddleIO", .product(name: "Logging", package: "swift-log")]),
         // Test support shared by the test targets that start processes.
         .target(name: "ChildProcessExit", path: "Tests/ChildProcessExit"),
         .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest", "ChildProcessExit"]),
