@@ -112,7 +112,9 @@ let package = Package(
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
         .testTarget(name: "HuddleRedisTests", dependencies: ["HuddleRedis", "HuddleIO", "CHiredis", "ChildProcessExit"]),
         // The server's state machines in process, without sockets (reply order, reply audit).
-        .testTarget(name: "HuddleServerUnitTests", dependencies: ["HuddleServer", "HuddleCore", "HuddleProtocol"]),
+        .testTarget(
+            name: "HuddleServerUnitTests",
+            dependencies: ["HuddleServer", "HuddleCore", "HuddleProtocol", "HuddleIO", .product(name: "Logging", package: "swift-log")]),
         // Test support shared by the test targets that start processes.
         .target(name: "ChildProcessExit", path: "Tests/ChildProcessExit"),
         .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest", "ChildProcessExit"]),

@@ -11,7 +11,7 @@ extension CoreRequest {
     public func encoded() -> [UInt8] {
         var members: [(String, JSONValue)] = []
         if let connection {
-            members.append(("connection", .object([("loop", .integer(connection.loop)), ("serial", .integer(connection.serial))])))
+            members.append(("connection", connection.persisted))
         }
         if case .operation(let operation) = body {
             // An op always has its id (the core ignores one without).
@@ -31,8 +31,8 @@ extension CoreRequest {
         guard let envelope = try? JSONParser.parse(bytes, maxDepth: limits.maxDepth + 2) else { return nil }
         var connection: ConnectionRef?
         if let ref = envelope["connection"] {
-            guard let loop = ref["loop"]?.int64Value, let serial = ref["serial"]?.uint64Value, let loopIndex = Int(exactly: loop) else { return nil }
-            connection = ConnectionRef(loop: loopIndex, serial: serial)
+            guard let decoded = try? ConnectionRef(persisted: ref) else { return nil }
+            connection = decoded
         }
         if let request = envelope["request"] {
             guard case .success(let decoded) = RequestDecoder.decode(Array(JSONWriter.serialize(request).utf8), limits: limits) else { return nil }
@@ -72,11 +72,11 @@ extension CoreRequestBody {
         case let .disconnectUser(username):
             return [("kind", .string("disconnect_user")), ("username", .string(username))]
         case let .authorizePhotoUpload(caller, tokenHash, size):
-            return [("kind", .string("authorize_photo_upload")), ("caller", Self.ref(caller)), ("token_hash", .hex(tokenHash)), ("size", .integer(size))]
+            return [("kind", .string("authorize_photo_upload")), ("caller", caller.persisted), ("token_hash", .hex(tokenHash)), ("size", .integer(size))]
         case let .recordPhoto(caller, tokenHash, hash, size):
-            return [("kind", .string("record_photo")), ("caller", Self.ref(caller)), ("token_hash", .hex(tokenHash)), ("hash", .string(hash)), ("size", .integer(size))]
+            return [("kind", .string("record_photo")), ("caller", caller.persisted), ("token_hash", .hex(tokenHash)), ("hash", .string(hash)), ("size", .integer(size))]
         case let .authorizePhotoRead(caller, tokenHash, hash):
-            return [("kind", .string("authorize_photo_read")), ("caller", Self.ref(caller)), ("token_hash", .hex(tokenHash)), ("hash", .string(hash))]
+            return [("kind", .string("authorize_photo_read")), ("caller", caller.persisted), ("token_hash", .hex(tokenHash)), ("hash", .string(hash))]
         case let .connectionOpened(address):
             return [("kind", .string("connection_opened")), ("address", .string(address))]
         case .connectionClosed:
@@ -92,11 +92,7 @@ extension CoreRequestBody {
         func string(_ key: String) -> String? { f[key]?.stringValue }
         func int(_ key: String) -> Int? { f[key]?.int64Value.flatMap { Int(exactly: $0) } }
         func bytes(_ key: String) -> [UInt8]? { f[key]?.hexBytes }
-        func ref(_ key: String) -> ConnectionRef? {
-            guard let value = f[key], let loop = value["loop"]?.int64Value, let serial = value["serial"]?.uint64Value,
-                  let index = Int(exactly: loop) else { return nil }
-            return ConnectionRef(loop: index, serial: serial)
-        }
+        func ref(_ key: String) -> ConnectionRef? { f[key].flatMap { try? ConnectionRef(persisted: $0) } }
         func session() -> NewSession? {
             guard let tokenHash = bytes("token_hash"), let expiresAt = f["expires_at"]?.int64Value else { return nil }
             let device = f["device"]
@@ -157,10 +153,6 @@ extension CoreRequestBody {
 
     private static func fields(of session: NewSession) -> [(String, JSONValue)] {
         [("token_hash", .hex(session.tokenHash)), ("expires_at", .integer(session.expiresAt)), ("device", session.device.map(JSONValue.string) ?? .null)]
-    }
-
-    private static func ref(_ ref: ConnectionRef) -> JSONValue {
-        .object([("loop", .integer(ref.loop)), ("serial", .integer(ref.serial))])
     }
 }
 

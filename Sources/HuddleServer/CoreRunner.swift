@@ -49,6 +49,9 @@ final class CoreRunner: @unchecked Sendable {
     private var lastProbe: Int64 = 0
     private var snapshotRequested = false
     var budgets: UsageBudgets
+    /// Where a turn's commands are logged: the persistence, or in the rollback test a log that
+    /// refuses them.
+    lazy var appendToLog: ([CoreCommand]) throws -> Void = { [persistence] in try persistence.append($0) }
 
     struct HandledRequest {
         var request: CoreRequest
@@ -149,7 +152,7 @@ final class CoreRunner: @unchecked Sendable {
 
     // MARK: Core thread
 
-    private func process(_ request: CoreRequest, op: String?, submitted: UInt64) {
+    func process(_ request: CoreRequest, op: String?, submitted: UInt64) {
         replyAudit.expect(request)
         if writesRefused != nil, request.effect == .write {
             refuseWrite(request)
@@ -217,15 +220,19 @@ final class CoreRunner: @unchecked Sendable {
                 persistence.beginSnapshot(of: core.durableState, coreLoop: loop) {}
             }
         }
-        guard !turn.isEmpty else {
-            sendOutbox()  // refusals answered without the core
-            return
-        }
+        routeTurn()
+        sendOutbox()  // with an empty turn, the refusals answered without the core
+    }
+
+    /// Logs the turn's commands and routes its outputs into the outbox, or, if the log refuses
+    /// them, takes the turn's writes back (`routeUnlogged`).
+    func routeTurn() {
+        guard !turn.isEmpty else { return }
         let commands = turn.flatMap(\.step.commands)
         var logged = true
         if !commands.isEmpty {
             do {
-                try persistence.append(commands)
+                try appendToLog(commands)
             } catch {
                 logged = false
                 refuseWrites(because: "\(error)")
@@ -259,7 +266,6 @@ final class CoreRunner: @unchecked Sendable {
             }
         }
         turn.removeAll(keepingCapacity: true)
-        sendOutbox()
     }
 
     private func refuseWrites(because reason: String) {

@@ -1,0 +1,88 @@
+import HuddleProtocol
+
+/// The core's outputs as bytes, written by hand like `CoreRequest.encoded()` (cluster mode moves
+/// them between machines): one object per case, `{"caseName": {fields}}`, keys in byte order.
+/// The values inside are written by their persisted encodings (`PersistedValue`), the ones the
+/// log and snapshots use, so a reply crosses machines as it is kept on disk.
+///
+///     {"typing":{"channel":"chat:alice~bob","to":[{"loop":0,"serial":7}],"user":"alice"}}
+extension CoreOutput: PersistedValue {
+    public func encoded() -> [UInt8] {
+        JSONWriter.bytes(persisted)
+    }
+
+    /// nil for bytes `encoded()` did not make.
+    public init?(encoded bytes: [UInt8]) {
+        guard let value = try? JSONParser.parse(bytes, maxDepth: PersistedRecord.maxDepth),
+              let output = try? CoreOutput(persisted: value)
+        else { return nil }
+        self = output
+    }
+
+    var persisted: JSONValue {
+        switch self {
+        case .reply(let connection, let requestID, let reply):
+            .variant("reply", [("connection", connection?.persisted), ("requestID", requestID?.persisted), ("reply", reply.persisted)])
+        case .deliver(let publication, let to):
+            .variant("deliver", [("publication", publication.persisted), ("to", to.persisted)])
+        case .typing(let channel, let user, let to):
+            .variant("typing", [("channel", channel.persisted), ("user", user.persisted), ("to", to.persisted)])
+        case .presenceChanged(let user, let online, let to):
+            .variant("presenceChanged", [("user", user.persisted), ("online", online.persisted), ("to", to.persisted)])
+        case .verifyPassword(let connection, let requestID, let username, let credentials, let password, let address):
+            .variant("verifyPassword", [
+                ("connection", connection.persisted), ("requestID", requestID.persisted), ("username", username?.persisted),
+                ("credentials", credentials?.persisted), ("password", password.persisted), ("address", address.persisted),
+            ])
+        case .hashNewPassword(let connection, let requestID, let username, let email, let password, let address):
+            .variant("hashNewPassword", [
+                ("connection", connection.persisted), ("requestID", requestID.persisted), ("username", username.persisted),
+                ("email", email.persisted), ("password", password.persisted), ("address", address.persisted),
+            ])
+        case .closeConnections(let connections, let code, let reason):
+            .variant("closeConnections", [("_0", connections.persisted), ("code", Int(code).persisted), ("reason", reason.persisted)])
+        case .sessionAccepted(let connection, let user, let expiresAt):
+            .variant("sessionAccepted", [("_0", connection.persisted), ("user", user.persisted), ("expiresAt", expiresAt.persisted)])
+        case .authFailed(let connection, let error):
+            .variant("authFailed", [("_0", connection.persisted), ("_1", error.persisted)])
+        case .feedEvent(let event, let to):
+            .variant("feedEvent", [("_0", event.persisted), ("to", to.persisted)])
+        case .pushNotification(let notification):
+            .variant("pushNotification", [("_0", notification.persisted)])
+        case .memoryChanged(let change, let to):
+            .variant("memoryChanged", [("_0", change.persisted), ("to", to.persisted)])
+        case .photoAccess(let caller, let access):
+            .variant("photoAccess", [("caller", caller.persisted), ("_1", access.persisted)])
+        }
+    }
+
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        let variant = try PersistedVariant(persisted, "CoreOutput")
+        let f = variant.fields
+        switch variant.name {
+        case "reply": self = .reply(try f.optional("connection"), requestID: try f.optional("requestID"), try f("reply"))
+        case "deliver": self = .deliver(try f("publication"), to: try f("to"))
+        case "typing": self = .typing(channel: try f("channel"), user: try f("user"), to: try f("to"))
+        case "presenceChanged": self = .presenceChanged(user: try f("user"), online: try f("online"), to: try f("to"))
+        case "verifyPassword":
+            self = .verifyPassword(
+                try f("connection"), requestID: try f("requestID"), username: try f.optional("username"), credentials: try f.optional("credentials"),
+                password: try f("password"), address: try f("address"))
+        case "hashNewPassword":
+            self = .hashNewPassword(
+                try f("connection"), requestID: try f("requestID"), username: try f("username"), email: try f("email"), password: try f("password"),
+                address: try f("address"))
+        case "closeConnections":
+            let code: Int = try f("code")
+            guard let closeCode = UInt16(exactly: code) else { throw RecordDecodingError("CoreOutput.code \(code) is not a close code") }
+            self = .closeConnections(try f("_0"), code: closeCode, reason: try f("reason"))
+        case "sessionAccepted": self = .sessionAccepted(try f("_0"), user: try f("user"), expiresAt: try f("expiresAt"))
+        case "authFailed": self = .authFailed(try f("_0"), try f("_1"))
+        case "feedEvent": self = .feedEvent(try f("_0"), to: try f("to"))
+        case "pushNotification": self = .pushNotification(try f("_0"))
+        case "memoryChanged": self = .memoryChanged(try f("_0"), to: try f("to"))
+        case "photoAccess": self = .photoAccess(caller: try f("caller"), try f("_1"))
+        default: throw variant.unknown()
+        }
+    }
+}
