@@ -9,8 +9,8 @@ import HuddleWebSocket
 /// order, with no gap — or is told (`recovered: false`) when the server could not replay what
 /// was missed. A refused session stops it instead of retrying.
 ///
-/// Confined to its event loop, like `WebSocketClientConnection`: create it anywhere, but call
-/// `start()` and everything else on the loop's thread; every callback runs there. It holds no
+/// Confined to its run loop (`ClientRunLoop`): create it anywhere, but call `start()` and
+/// everything else on the loop's thread; every callback runs there. It holds no
 /// thread and no timer of its own (one sweep per loop checks every client's deadlines), and an
 /// idle client keeps only its subscriptions' positions, so one loop can drive thousands.
 ///
@@ -37,7 +37,7 @@ public final class HuddleClient {
         case stopped
     }
 
-    public let loop: EventLoop
+    public let runLoop: ClientRunLoop
     public private(set) var configuration: HuddleClientConfiguration
     /// Events for the application, on the loop thread, in order.
     public var onEvent: ((HuddleEvent) -> Void)?
@@ -78,9 +78,11 @@ public final class HuddleClient {
     // Bookkeeping of the loop context's sweep.
     var sweepSlot = -1
 
-    public init(configuration: HuddleClientConfiguration, loop: EventLoop) {
+    var loop: EventLoop { runLoop.eventLoop }
+
+    public init(configuration: HuddleClientConfiguration, runLoop: ClientRunLoop) {
         self.configuration = configuration
-        self.loop = loop
+        self.runLoop = runLoop
         if case .token(let token) = configuration.credentials { self.token = token }
     }
 

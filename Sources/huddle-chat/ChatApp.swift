@@ -1,14 +1,12 @@
 import HuddleClient
-import HuddleIO
 import HuddleProtocol
 
-/// huddle-chat itself, confined to its event loop with its `HuddleClient`: it runs the typed
+/// huddle-chat itself, confined to its `HuddleClient`'s run loop: it runs the typed
 /// commands one at a time (so replies print in command order), turns the client's events into
 /// lines, follows the user's inbox and every friend's chat room and place, shows the circle
 /// feed as it changes, and keeps the settings file up to date with the session.
 final class ChatApp {
     let client: HuddleClient
-    let loop: EventLoop
     let display: any ChatDisplay
     private let store: ChatSessionStore
     /// The signed-in user's settings file (nil while anonymous in a per-user store).
@@ -85,11 +83,10 @@ final class ChatApp {
     }
 
     init(
-        client: HuddleClient, loop: EventLoop, display: any ChatDisplay, store: ChatSessionStore, configFile: ChatConfigFile?, settings: ChatSettings,
+        client: HuddleClient, display: any ChatDisplay, store: ChatSessionStore, configFile: ChatConfigFile?, settings: ChatSettings,
         urlText: String, signedInAs username: String?, stopLoop: @escaping () -> Void
     ) {
         self.client = client
-        self.loop = loop
         self.display = display
         self.store = store
         self.configFile = configFile
@@ -192,7 +189,7 @@ final class ChatApp {
         if unconfirmedSends == 0 && awaitedEchoes.isEmpty { return quit() }
         guard !finishing else { return }
         finishing = true
-        _ = loop.schedule(after: Self.answersAwaitedMilliseconds) { [weak self] in
+        client.runLoop.schedule(after: Self.answersAwaitedMilliseconds) { [weak self] in
             guard let self, !quitting else { return }
             if unconfirmedSends > 0 {
                 let count = unconfirmedSends == 1 ? "1 message" : "\(unconfirmedSends) messages"
@@ -262,7 +259,7 @@ final class ChatApp {
 
     private func userIsTyping(_ text: String) {
         guard let room = openRoom, !text.isEmpty, !text.hasPrefix("/") else { return }
-        let now = MonotonicClock.milliseconds()
+        let now = ClientRunLoop.milliseconds()
         guard now - lastTypingSent >= Self.typingInterval else { return }
         lastTypingSent = now
         client.typing(in: room) { _ in }  // best effort: a lost typing notice is no loss
@@ -440,9 +437,9 @@ final class ChatApp {
         case .typing(let channel, let user, _):
             if display.isInteractive {
                 guard channel == openRoom else { return }
-                typingUntil[user] = MonotonicClock.milliseconds() + Self.typingShownFor
+                typingUntil[user] = ClientRunLoop.milliseconds() + Self.typingShownFor
                 updatePrompt()
-                loop.schedule(after: Self.typingShownFor + 50) { [weak self] in self?.updatePrompt() }
+                client.runLoop.schedule(after: Self.typingShownFor + 50) { [weak self] in self?.updatePrompt() }
             } else {
                 show("[typing] \(ChatLines.clean(user)) is typing in \(ChatLines.clean(channel))")
             }
@@ -598,14 +595,14 @@ final class ChatApp {
 
     private var currentPrompt: String {
         guard let me = username else { return "> " }
-        let now = MonotonicClock.milliseconds()
+        let now = ClientRunLoop.milliseconds()
         let typing = typingUntil.filter { $0.value > now }.keys.sorted()
         let who = openPartner.map { "\(me)→\($0)" } ?? me
         return (typing.isEmpty ? "" : "(\(typing.joined(separator: ", ")) typing) ") + who + "> "
     }
 
     private func updatePrompt() {
-        let now = MonotonicClock.milliseconds()
+        let now = ClientRunLoop.milliseconds()
         typingUntil = typingUntil.filter { $0.value > now }
         display.setPrompt(currentPrompt)
     }
