@@ -101,7 +101,7 @@ let package = Package(
         .executableTarget(
             name: "huddle-chat",
             dependencies: [
-                "HuddleClient", "HuddleIO", "HuddleProtocol", "HuddleBuildInfo",
+                "HuddleClient", "HuddleProtocol", "HuddleBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -99,9 +99,9 @@ final class ChatScenario: Scenario {
         progress.say("befriending \(settings.users / 2) pairs (friend_request, friend_accept)")
         runStage(count: settings.users / 2, name: "friendship", step: { [self] pair, done in
             let asker = 2 * pair, answerer = 2 * pair + 1
-            sessions[asker].expectOK("friend_request", [("user", .string(users.username(answerer)))]) { [self] refusal in
+            sessions[asker].expectOK(.friendRequest(user: users.username(answerer), message: RequestDefaults.friendMessage)) { [self] refusal in
                 if let refusal { measurement.error(refusal); return done(false) }
-                sessions[answerer].expectOK("friend_accept", [("user", .string(users.username(asker)))]) { [self] refusal in
+                sessions[answerer].expectOK(.friendAccept(user: users.username(asker))) { [self] refusal in
                     if let refusal { measurement.error(refusal) }
                     done(refusal == nil)
                 }
@@ -112,7 +112,7 @@ final class ChatScenario: Scenario {
     private func subscribeRooms() {
         progress.say("subscribing every user to its chat room")
         runStage(count: settings.users, name: "subscribe", step: { [self] user, done in
-            sessions[user].expectOK("subscribe", [("channel", .string(rooms[user]))]) { [self] refusal in
+            sessions[user].expectOK(.subscribe(channel: rooms[user], since: nil)) { [self] refusal in
                 if let refusal { measurement.error(refusal) }
                 done(refusal == nil)
             }
@@ -139,7 +139,7 @@ final class ChatScenario: Scenario {
         self.schedule = schedule
         for message in due {
             let stamp = Stamp(publisher: message.stream, sequence: message.sequence, intended: message.intended)
-            let sent = sessions[message.stream].request("publish", [("channel", .string(rooms[message.stream])), ("data", stamp.json(padding: padding))]) { [self] reply in
+            let sent = sessions[message.stream].request(.publish(rooms[message.stream], stamp: stamp.json(padding: padding))) { [self] reply in
                 if reply.result != nil { acknowledged += 1 } else { measurement.error("publish refused: \(reply.text)") }
             }
             if sent { measurement.recordSent() } else { measurement.recordFailure("publish not sent: the connection is closed or its queue full") }

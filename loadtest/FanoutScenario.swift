@@ -62,7 +62,7 @@ final class FanoutScenario: Scenario {
             subscribers.append(session)
             session.onOpen = { [self] in
                 measurement.connections += 1
-                session.expectOK("subscribe", [("channel", .string(room))]) { [self] refusal in
+                session.expectOK(.subscribe(channel: room, since: nil)) { [self] refusal in
                     if let refusal { measurement.error("subscriber \(index): \(refusal)") }
                     done(refusal == nil)
                 }
@@ -126,7 +126,7 @@ final class FanoutScenario: Scenario {
         self.schedule = schedule
         for message in due {
             let stamp = Stamp(publisher: message.stream, sequence: message.sequence, intended: message.intended)
-            let sent = publishers[message.stream].request("publish", [("channel", .string(room)), ("data", stamp.json(padding: padding))]) { [self] reply in
+            let sent = publishers[message.stream].request(.publish(room, stamp: stamp.json(padding: padding))) { [self] reply in
                 if reply.result != nil { acknowledged += 1 } else { measurement.error("publish refused: \(reply.text)") }
             }
             if sent { measurement.recordSent() } else { measurement.recordFailure("publish not sent: the connection is closed or its queue full") }

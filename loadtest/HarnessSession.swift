@@ -36,14 +36,14 @@ final class HarnessSession: ClientConnectionDelegate {
     /// Closes the socket at once, without a close handshake (a lost network).
     func abort() { connection.abort() }
 
-    /// Sends `op` with `fields`; `reply` gets the reply, read by the wire model.
-    /// False when the connection is not open or its outbound queue is full.
+    /// Sends `operation`, written by the protocol's encoder as a client sends it; `reply` gets
+    /// the reply, read by the wire model. False when the connection is not open or its outbound
+    /// queue is full.
     @discardableResult
-    func request(_ op: String, _ fields: [(String, JSONValue)] = [], reply: @escaping (ServerReply) -> Void) -> Bool {
+    func request(_ operation: Operation, reply: @escaping (ServerReply) -> Void) -> Bool {
         nextID += 1
         let id = String(nextID)
-        var message: [UInt8] = []
-        JSONWriter.append(.object([("id", .string(id)), ("op", .string(op))] + fields), to: &message)
+        let message = RequestEncoder.encode(ClientRequest(id: id, operation: operation), omittingDefaults: true)
         guard connection.send(text: message) else { return false }
         pending[id] = reply
         return true
@@ -76,6 +76,13 @@ final class HarnessSession: ClientConnectionDelegate {
     func webSocketDidClose(_ connection: WebSocketClientConnection, code: WebSocketCloseCode?, reason: String, clean: Bool) {
         pending.removeAll()
         onClose?(code, reason)
+    }
+}
+
+extension Operation {
+    /// A harness publication: a stamp as `data`, no `client_id` (nothing is retried).
+    static func publish(_ channel: String, stamp: JSONValue) -> Operation {
+        .publish(channel: channel, type: RequestDefaults.publicationType, data: JSONWriter.serialize(stamp))
     }
 }
 

@@ -17,9 +17,7 @@ struct LoadTestUsers {
     /// server's bounds on password hashes in flight (all of a run's signups come from one
     /// address) is sent again after the `retry_after_ms` it was given.
     func signUp(_ username: String, on session: HarnessSession, done: @escaping (Result<String, SetupFailure>) -> Void) {
-        let sent = session.request("signup", [
-            ("username", .string(username)), ("email", .string("\(username)@loadtest.invalid")), ("password", .string(password(username))),
-        ]) { reply in
+        let sent = session.request(.signup(username: username, email: "\(username)@loadtest.invalid", password: password(username), device: nil)) { reply in
             if let token = reply.result.flatMap({ try? AccountSession(result: $0) })?.token {
                 done(.success(token))
             } else if let error = reply.error, ["too_many_attempts", "busy"].contains(error.code), let retryAfter = error.retryAfterMilliseconds {
@@ -39,13 +37,13 @@ struct SetupFailure: Error, CustomStringConvertible {
 }
 
 extension HarnessSession {
-    /// Sends `op` and calls `done` with nil when the reply is ok, or with a description of the
+    /// Sends `operation` and calls `done` with nil when the reply is ok, or with a description of the
     /// refusal (or of a request that could not be sent).
-    func expectOK(_ op: String, _ fields: [(String, JSONValue)], done: @escaping (String?) -> Void) {
-        let sent = request(op, fields) { reply in
-            done(reply.result != nil ? nil : "\(op) refused: \(reply.text)")
+    func expectOK(_ operation: Operation, done: @escaping (String?) -> Void) {
+        let sent = request(operation) { reply in
+            done(reply.result != nil ? nil : "\(operation.name) refused: \(reply.text)")
         }
-        if !sent { done("\(op) not sent: the connection is not open") }
+        if !sent { done("\(operation.name) not sent: the connection is not open") }
     }
 }
 

@@ -71,10 +71,7 @@ final class LocationScenario: Scenario {
             social.stage(count: settings.users * 2, name: "place_set", step: { [self] index, done in
                 let (user, isWork) = (index / 2, index % 2 == 1)
                 let place = isWork ? work(of: user) : home(of: user)
-                social.sessions[user].expectOK("place_set", [
-                    ("label", .string(isWork ? "work" : "home")), ("lat", .number("\(place.lat)")), ("lon", .number("\(place.lon)")),
-                    ("radius", .number("\(Self.radius)")),
-                ]) { [self] refusal in
+                social.sessions[user].expectOK(.placeSet(id: nil, label: isWork ? "work" : "home", latitude: place.lat, longitude: place.lon, radius: Self.radius)) { [self] refusal in
                     if let refusal { measurement.error(refusal) }
                     done(refusal == nil)
                 }
@@ -87,7 +84,7 @@ final class LocationScenario: Scenario {
         social.stage(count: settings.users * settings.followers, name: "subscribe", step: { [self] stream, done in
             let (follower, followed) = (stream / settings.followers, self.followed(byStream: stream))
             let channel = "loc:\(social.users.username(followed))"
-            social.sessions[follower].request("subscribe", [("channel", .string(channel))]) { [self] reply in
+            social.sessions[follower].request(.subscribe(channel: channel, since: nil)) { [self] reply in
                 guard let offset = reply.result.flatMap({ try? Subscription(result: $0, channel: channel) })?.offset else {
                     measurement.error("subscribe to loc: refused: \(reply.text)")
                     return done(false)
@@ -137,10 +134,7 @@ final class LocationScenario: Scenario {
         lastFixTime[user] = time
         fixTimes[user][time] = intended
         if fixTimes[user].count > 16, let oldest = fixTimes[user].keys.min() { fixTimes[user][oldest] = nil }
-        let sent = social.sessions[user].request("location_fix", [
-            ("lat", .number("\(position.lat)")), ("lon", .number("\(position.lon)")), ("accuracy", .number("\(Self.accuracy)")),
-            ("time", .integer(time)),
-        ]) { [self] reply in
+        let sent = social.sessions[user].request(.locationFix(latitude: position.lat, longitude: position.lon, accuracy: Self.accuracy, time: time)) { [self] reply in
             awaitingReplies -= 1
             guard let result = reply.result else { return measurement.error("location_fix refused: \(reply.text)") }
             acknowledged += 1

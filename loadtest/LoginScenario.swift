@@ -53,7 +53,7 @@ final class LoginScenario: Scenario {
         session.onOpen = { [self] in
             let started = MonotonicClock.nanoseconds()
             measurement.recordSent()
-            session.request("login", [("login", .string(name)), ("password", .string(users.password(name)))]) { [self] reply in
+            session.request(.login(login: name, password: users.password(name), device: nil)) { [self] reply in
                 measurement.recordDelivery(intended: started)
                 guard reply.result != nil else { return measurement.abort("login failed: \(reply.text)") }
                 done += 1

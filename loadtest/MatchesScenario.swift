@@ -71,7 +71,7 @@ final class MatchesScenario: Scenario {
             progress.say("subscribing every user to its inbox")
             social.stage(count: settings.users, name: "subscribe", step: { [self] user, done in
                 let channel = "inbox:\(social.users.username(user))"
-                social.sessions[user].request("subscribe", [("channel", .string(channel))]) { [self] reply in
+                social.sessions[user].request(.subscribe(channel: channel, since: nil)) { [self] reply in
                     guard let offset = reply.result.flatMap({ try? Subscription(result: $0, channel: channel) })?.offset else {
                         measurement.error("subscribe to the inbox refused: \(reply.text)")
                         return done(false)
@@ -104,11 +104,10 @@ final class MatchesScenario: Scenario {
     }
 
     private func send(on: Bool, user: Int, intended: UInt64) {
-        var fields: [(String, JSONValue)] = [("activity", .string(activity(of: user)))]
-        if on { fields.append(("expires_in", .integer(3600))) }
-        let sent = social.sessions[user].request(on ? "activity_on" : "activity_off", fields) { [self] reply in
+        let operation: Operation = on ? .activityOn(activity: activity(of: user), friends: nil, expiresIn: 3600) : .activityOff(activity: activity(of: user))
+        let sent = social.sessions[user].request(operation) { [self] reply in
             awaitingReplies -= 1
-            if reply.result != nil { acknowledged += 1 } else { measurement.error("\(on ? "activity_on" : "activity_off") refused: \(reply.text)") }
+            if reply.result != nil { acknowledged += 1 } else { measurement.error("\(operation.name) refused: \(reply.text)") }
         }
         guard sent else { return measurement.recordFailure("toggle not sent: the connection is closed or its queue full") }
         awaitingReplies += 1

@@ -31,12 +31,6 @@ final class ReconnectStormScenario: Scenario {
         var reconnectAttempts = 5
     }
 
-    /// The last publication a subscriber processed: what it resumes from.
-    private struct Position {
-        var epoch = ""
-        var offset: UInt64 = 0
-    }
-
     private let settings: Settings
     private let loop: EventLoop
     private let progress: Progress
@@ -46,6 +40,7 @@ final class ReconnectStormScenario: Scenario {
     private var token = ""
     private var admin: HarnessSession?
     private var subscribers: [HarnessSession] = []
+    /// The last publication each subscriber processed: what it resumes from.
     private var positions: [Position]
     /// When each subscriber was dropped, while its reconnect is under way (0 otherwise).
     private var droppedAt: [UInt64]
@@ -75,7 +70,7 @@ final class ReconnectStormScenario: Scenario {
         self.loop = loop
         self.progress = progress
         measurement = Measurement(loop: loop, progress: progress, settings: settings.measurement)
-        positions = Array(repeating: Position(), count: settings.subscribers)
+        positions = Array(repeating: Position(epoch: "", offset: 0), count: settings.subscribers)
         droppedAt = Array(repeating: 0, count: settings.subscribers)
         aborted = Array(repeating: false, count: settings.subscribers)
         // Stream s × P + p: what subscriber s hears from publisher p of its room.
@@ -142,13 +137,9 @@ final class ReconnectStormScenario: Scenario {
         session.onOpen = { [self] in
             opened = true
             measurement.connections += 1
-            var fields: [(String, JSONValue)] = [("channel", .string(roomName(room(ofSubscriber: index))))]
             let resuming = droppedAt[index] != 0
-            if resuming {
-                fields.append(("since", .object([("epoch", .string(positions[index].epoch)), ("offset", .integer(positions[index].offset))])))
-            }
             let channel = roomName(room(ofSubscriber: index))
-            session.request("subscribe", fields) { [self] reply in
+            session.request(.subscribe(channel: channel, since: resuming ? positions[index] : nil)) { [self] reply in
                 guard let subscription = reply.result.flatMap({ try? Subscription(result: $0, channel: channel) }) else {
                     measurement.error("subscriber \(index): subscribe refused: \(reply.text)")
                     if resuming { reconnectEnded(index, success: false) }
@@ -225,7 +216,7 @@ final class ReconnectStormScenario: Scenario {
         for message in due {
             let stamp = Stamp(publisher: message.stream, sequence: message.sequence, intended: message.intended)
             let room = roomName(message.stream / settings.publishersPerRoom)
-            let sent = publishers[message.stream].request("publish", [("channel", .string(room)), ("data", stamp.json(padding: padding))]) { [self] reply in
+            let sent = publishers[message.stream].request(.publish(room, stamp: stamp.json(padding: padding))) { [self] reply in
                 if reply.result != nil { acknowledged += 1 } else { measurement.error("publish refused: \(reply.text)") }
             }
             if sent { measurement.recordSent() } else { measurement.recordFailure("publish not sent: the connection is closed or its queue full") }

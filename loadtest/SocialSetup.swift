@@ -35,9 +35,9 @@ final class SocialSetup {
             progress.say("making \(friendships.count) friendships (friend_request, friend_accept)")
             stage(count: friendships.count, name: "friendship", step: { [self] index, done in
                 let (asker, answerer) = friendships[index]
-                sessions[asker].expectOK("friend_request", [("user", .string(users.username(answerer)))]) { [self] refusal in
+                sessions[asker].expectOK(.friendRequest(user: users.username(answerer), message: RequestDefaults.friendMessage)) { [self] refusal in
                     if let refusal { measurement.error(refusal); return done(false) }
-                    sessions[answerer].expectOK("friend_accept", [("user", .string(users.username(asker)))]) { [self] refusal in
+                    sessions[answerer].expectOK(.friendAccept(user: users.username(asker))) { [self] refusal in
                         if let refusal { measurement.error(refusal) }
                         done(refusal == nil)
                     }

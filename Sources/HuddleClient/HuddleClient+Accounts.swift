@@ -6,7 +6,7 @@ import HuddleProtocol
 extension HuddleClient {
     /// `ping`: the server's clock, in milliseconds since the Unix epoch.
     public func ping(completion: @escaping (Result<Int64, HuddleClientError>) -> Void) {
-        request("ping", resendAfterReconnect: true, reading: ReplyResult.time(in:), completion: completion)
+        request(.ping, resendAfterReconnect: true, reading: ReplyResult.time(in:), completion: completion)
     }
 
     /// `signup`: creates the account and signs this client in; the result carries the token.
@@ -14,21 +14,17 @@ extension HuddleClient {
         username: String, email: String, password: String, device: String? = nil,
         completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void
     ) {
-        var arguments: [(String, JSONValue)] = [("username", .string(username)), ("email", .string(email)), ("password", .string(password))]
-        if let device = device ?? configuration.device { arguments.append(("device", .string(device))) }
-        signIn("signup", arguments, completion: completion)
+        signIn(.signup(username: username, email: email, password: password, device: device ?? configuration.device), completion: completion)
     }
 
     /// `login` with a username or email; the result carries the token.
     public func logIn(login: String, password: String, device: String? = nil, completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
-        var arguments: [(String, JSONValue)] = [("login", .string(login)), ("password", .string(password))]
-        if let device = device ?? configuration.device { arguments.append(("device", .string(device))) }
-        signIn("login", arguments, completion: completion)
+        signIn(.login(login: login, password: password, device: device ?? configuration.device), completion: completion)
     }
 
     /// `auth`: signs this anonymous connection in with a token from an earlier sign-in.
     public func authenticate(token: String, completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
-        signIn("auth", [("token", .string(token))]) { [self] outcome in
+        signIn(.auth(token: token)) { [self] outcome in
             // The `auth` result has no token: the one given is the session's.
             if case .success(var session) = outcome {
                 session.token = token
@@ -40,8 +36,8 @@ extension HuddleClient {
         }
     }
 
-    private func signIn(_ op: String, _ arguments: [(String, JSONValue)], completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
-        request(op, arguments, reading: AccountSession.init(result:)) { [self] outcome in
+    private func signIn(_ operation: Operation, completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
+        request(operation, reading: AccountSession.init(result:)) { [self] outcome in
             if case .success(let session) = outcome { signedIn(session) }
             completion(outcome)
         }
@@ -50,8 +46,7 @@ extension HuddleClient {
     /// `logout`: revokes this session (`allDevices`: every session of the user); the result is
     /// how many were revoked. The client then reconnects anonymously, with no subscriptions.
     public func logOut(allDevices: Bool = false, completion: @escaping (Result<Int, HuddleClientError>) -> Void) {
-        let arguments: [(String, JSONValue)] = allDevices ? [("all", .bool(true))] : []
-        request("logout", arguments, reading: ReplyResult.revoked(in:)) { [self] outcome in
+        request(.logout(all: allDevices), reading: ReplyResult.revoked(in:)) { [self] outcome in
             if case .success = outcome { signedOut() }
             completion(outcome)
         }
@@ -59,6 +54,6 @@ extension HuddleClient {
 
     /// `whoami`: the user and when the session expires (no token in the result).
     public func whoami(completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
-        request("whoami", resendAfterReconnect: true, reading: AccountSession.init(result:), completion: completion)
+        request(.whoami, resendAfterReconnect: true, reading: AccountSession.init(result:), completion: completion)
     }
 }

@@ -6,7 +6,7 @@ import HuddleProtocol
 extension HuddleClient {
     /// `activities`: the server's list and the caller's statuses that are on.
     public func activities(completion: @escaping (Result<ActivityList, HuddleClientError>) -> Void) {
-        request("activities", resendAfterReconnect: true, reading: ActivityList.init(result:), completion: completion)
+        request(.activities, resendAfterReconnect: true, reading: ActivityList.init(result:), completion: completion)
     }
 
     /// `activity_on`: the caller is up for `activity` (any case), for every friend or only
@@ -16,20 +16,17 @@ extension HuddleClient {
         _ activity: String, friends: [String]? = nil, expiresIn seconds: Int? = nil,
         completion: @escaping (Result<ActivityStatus, HuddleClientError>) -> Void
     ) {
-        var arguments: [(String, JSONValue)] = [("activity", .string(activity))]
-        if let friends { arguments.append(("friends", .array(friends.map(JSONValue.string)))) }
-        if let seconds { arguments.append(("expires_in", .integer(seconds))) }
-        request("activity_on", arguments, reading: ActivityStatus.init(json:), completion: completion)
+        request(.activityOn(activity: activity, friends: friends, expiresIn: seconds.map(Int64.init)), reading: ActivityStatus.init(json:), completion: completion)
     }
 
     /// `activity_off`: the caller's matches on it end.
     public func activityOff(_ activity: String, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
-        request("activity_off", [("activity", .string(activity))], decode: { _ throws(HuddleClientError) in () }, completion: completion)
+        request(.activityOff(activity: activity), decode: { _ throws(HuddleClientError) in () }, completion: completion)
     }
 
     /// `matches`: the caller's matches in force.
     public func matches(order: MatchOrder = .time, completion: @escaping (Result<[ActivityMatch], HuddleClientError>) -> Void) {
-        request("matches", [("order", .string(order.rawValue))], resendAfterReconnect: true, reading: ReplyResult.matches(in:),
+        request(.matches(byActivity: order == .activity), resendAfterReconnect: true, reading: ReplyResult.matches(in:),
                 completion: completion)
     }
 }

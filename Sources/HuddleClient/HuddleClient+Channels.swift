@@ -35,23 +35,18 @@ extension HuddleClient {
         _ channel: String, data: JSONValue, type: String? = nil, clientID: String? = nil,
         completion: @escaping (Result<PublishResult, HuddleClientError>) -> Void
     ) {
-        var arguments: [(String, JSONValue)] = [("channel", .string(channel)), ("data", data)]
-        if let type { arguments.append(("type", .string(type))) }
-        if let clientID { arguments.append(("client_id", .string(clientID))) }
-        request("publish", arguments, reading: PublishResult.init(result:), completion: completion)
+        let operation = Operation.publish(channel: channel, type: type ?? RequestDefaults.publicationType, data: JSONWriter.serialize(data))
+        request(operation, clientID: clientID, reading: PublishResult.init(result:), completion: completion)
     }
 
     /// `history`: a page of publications, newest first, with offsets below `before` if given.
     public func history(_ channel: String, before: UInt64? = nil, limit: Int? = nil, completion: @escaping (Result<HistoryPage, HuddleClientError>) -> Void) {
-        var arguments: [(String, JSONValue)] = [("channel", .string(channel))]
-        if let before { arguments.append(("before", .integer(before))) }
-        if let limit { arguments.append(("limit", .integer(limit))) }
-        request("history", arguments, resendAfterReconnect: true, reading: HistoryPage.init(result:), completion: completion)
+        request(.history(channel: channel, before: before, limit: limit ?? ProtocolLimits().defaultHistoryLimit), resendAfterReconnect: true, reading: HistoryPage.init(result:), completion: completion)
     }
 
     /// `presence`: who is in a `room:` channel now, sorted.
     public func presence(_ channel: String, completion: @escaping (Result<[String], HuddleClientError>) -> Void) {
-        request("presence", [("channel", .string(channel))], resendAfterReconnect: true,
+        request(.presence(channel: channel), resendAfterReconnect: true,
                 reading: { result throws(WireFormatError) in try ChannelPresence(result: result).users }, completion: completion)
     }
 }

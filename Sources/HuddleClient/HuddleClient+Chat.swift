@@ -5,18 +5,18 @@ import HuddleProtocol
 extension HuddleClient {
     /// `mark_read`: the caller has read `channel` up to `offset`.
     public func markRead(_ channel: String, offset: UInt64, completion: @escaping (Result<ReadMarker, HuddleClientError>) -> Void) {
-        request("mark_read", [("channel", .string(channel)), ("offset", .integer(offset))],
+        request(.markRead(channel: channel, offset: offset),
                 reading: ReadMarker.init(result:), completion: completion)
     }
 
     /// `unread`: the caller's rooms holding publications, by name, and the badge.
     public func unread(completion: @escaping (Result<UnreadSummary, HuddleClientError>) -> Void) {
-        request("unread", resendAfterReconnect: true, reading: UnreadSummary.init(result:), completion: completion)
+        request(.unread, resendAfterReconnect: true, reading: UnreadSummary.init(result:), completion: completion)
     }
 
     /// `typing`: the other member's connections get a `typing` event. Not resent: a typing
     /// indicator that comes late is worse than none.
     public func typing(in channel: String, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
-        request("typing", [("channel", .string(channel))], decode: { _ throws(HuddleClientError) in () }, completion: completion)
+        request(.typing(channel: channel), decode: { _ throws(HuddleClientError) in () }, completion: completion)
     }
 }

@@ -12,46 +12,35 @@ extension HuddleClient {
     /// (ms since the Unix epoch). Its viewers, the caller's connections included, get a
     /// `FeedEvent.posted`.
     public func post(text: String, activity: String? = nil, at: Int64? = nil, completion: @escaping (Result<FeedPost, HuddleClientError>) -> Void) {
-        var arguments: [(String, JSONValue)] = [("text", .string(text))]
-        if let activity { arguments.append(("activity", .string(activity))) }
-        if let at { arguments.append(("at", .integer(at))) }
-        request("post", arguments, reading: ReplyResult.post(in:), completion: completion)
+        request(.post(text: text, activity: activity, at: at), reading: ReplyResult.post(in:), completion: completion)
     }
 
     /// `feed`: a page of posts, newest first; pass a page's `nextBefore` as `before` for the next.
     public func feed(before: UInt64? = nil, limit: Int? = nil, completion: @escaping (Result<FeedPage, HuddleClientError>) -> Void) {
-        var arguments: [(String, JSONValue)] = []
-        if let before { arguments.append(("before", .integer(before))) }
-        if let limit { arguments.append(("limit", .integer(limit))) }
-        request("feed", arguments, resendAfterReconnect: true, reading: FeedPage.init(result:), completion: completion)
+        request(.feed(before: before, limit: limit ?? ProtocolLimits().defaultFeedLimit), resendAfterReconnect: true, reading: FeedPage.init(result:), completion: completion)
     }
 
     /// `like`: with `liked` nil, a toggle; with `true` or `false`, sets the state, and finding
     /// it so already is `already_liked` or `not_liked`. Resent after a drop with its client id,
     /// a toggle is applied once (the retry answers the first result).
     public func like(post: UInt64, liked: Bool? = nil, completion: @escaping (Result<PostLike, HuddleClientError>) -> Void) {
-        var arguments: [(String, JSONValue)] = [("post", .integer(post))]
-        if let liked { arguments.append(("liked", .bool(liked))) }
-        request("like", arguments, reading: PostLike.init(result:), completion: completion)
+        request(.like(post: post, liked: liked), reading: PostLike.init(result:), completion: completion)
     }
 
     /// `comment`: a new comment on `post`.
     public func comment(on post: UInt64, text: String, completion: @escaping (Result<PostComment, HuddleClientError>) -> Void) {
-        request("comment", [("post", .integer(post)), ("text", .string(text))], reading: PostComment.init(result:), completion: completion)
+        request(.comment(post: post, text: text), reading: PostComment.init(result:), completion: completion)
     }
 
     /// `comments`: a page of `post`'s comments, newest first.
     public func comments(
         on post: UInt64, before: UInt64? = nil, limit: Int? = nil, completion: @escaping (Result<CommentPage, HuddleClientError>) -> Void
     ) {
-        var arguments: [(String, JSONValue)] = [("post", .integer(post))]
-        if let before { arguments.append(("before", .integer(before))) }
-        if let limit { arguments.append(("limit", .integer(limit))) }
-        request("comments", arguments, resendAfterReconnect: true, reading: CommentPage.init(result:), completion: completion)
+        request(.comments(post: post, before: before, limit: limit ?? ProtocolLimits().defaultFeedLimit), resendAfterReconnect: true, reading: CommentPage.init(result:), completion: completion)
     }
 
     /// `post_delete`: the caller's post is gone for everyone, with its likes and comments.
     public func deletePost(_ post: UInt64, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
-        request("post_delete", [("post", .integer(post))], decode: { _ throws(HuddleClientError) in () }, completion: completion)
+        request(.postDelete(post: post), decode: { _ throws(HuddleClientError) in () }, completion: completion)
     }
 }

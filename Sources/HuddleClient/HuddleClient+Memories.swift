@@ -13,10 +13,8 @@ extension HuddleClient {
         title: String, date: String, placeName: String? = nil, position: MemoryPosition? = nil,
         completion: @escaping (Result<Memory, HuddleClientError>) -> Void
     ) {
-        var arguments: [(String, JSONValue)] = [("title", .string(title)), ("date", .string(date))]
-        if let placeName { arguments.append(("place_name", .string(placeName))) }
-        if let position { arguments.append(("position", position.json)) }
-        request("memory_create", arguments, reading: ReplyResult.memory(in:), completion: completion)
+        let fields = MemoryArguments(title: title, date: date, placeName: placeName, position: MemoryPositionChange(position).argument)
+        request(.memoryCreate(fields), reading: ReplyResult.memory(in:), completion: completion)
     }
 
     /// `memory_update`: the fields given change, the others stay (at least one must be given).
@@ -25,27 +23,23 @@ extension HuddleClient {
         _ id: UInt64, title: String? = nil, date: String? = nil, placeName: String? = nil, position: MemoryPositionChange = .keep,
         completion: @escaping (Result<Memory, HuddleClientError>) -> Void
     ) {
-        var arguments: [(String, JSONValue)] = [("memory", .integer(id))]
-        if let title { arguments.append(("title", .string(title))) }
-        if let date { arguments.append(("date", .string(date))) }
-        if let placeName { arguments.append(("place_name", .string(placeName))) }
-        Self.append(position, to: &arguments)
-        request("memory_update", arguments, reading: ReplyResult.memory(in:), completion: completion)
+        let fields = MemoryArguments(title: title, date: date, placeName: placeName, position: position.argument)
+        request(.memoryUpdate(memory: id, fields), reading: ReplyResult.memory(in:), completion: completion)
     }
 
     /// `memory_delete`: the memory and its points (its photos stay the caller's).
     public func deleteMemory(_ id: UInt64, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
-        request("memory_delete", [("memory", .integer(id))], decode: { _ throws(HuddleClientError) in () }, completion: completion)
+        request(.memoryDelete(memory: id), decode: { _ throws(HuddleClientError) in () }, completion: completion)
     }
 
     /// `memories`: the caller's memories without their points, the newest `date` first.
     public func memories(completion: @escaping (Result<[Memory], HuddleClientError>) -> Void) {
-        request("memories", resendAfterReconnect: true, reading: ReplyResult.memories(in:), completion: completion)
+        request(.memories, resendAfterReconnect: true, reading: ReplyResult.memories(in:), completion: completion)
     }
 
     /// `memory`: one of the caller's memories with its points.
     public func memory(_ id: UInt64, completion: @escaping (Result<Memory, HuddleClientError>) -> Void) {
-        request("memory", [("memory", .integer(id))], resendAfterReconnect: true, reading: ReplyResult.memory(in:), completion: completion)
+        request(.memory(memory: id), resendAfterReconnect: true, reading: ReplyResult.memory(in:), completion: completion)
     }
 
     /// `point_add`: a point of memory `memory` at `time` (ms since the Unix epoch); `photos` are
@@ -54,12 +48,9 @@ extension HuddleClient {
         to memory: UInt64, time: Int64, position: MemoryPosition? = nil, placeName: String? = nil, note: String? = nil,
         photos: [String]? = nil, completion: @escaping (Result<MemoryPoint, HuddleClientError>) -> Void
     ) {
-        var arguments: [(String, JSONValue)] = [("memory", .integer(memory)), ("time", .integer(time))]
-        if let position { arguments.append(("position", position.json)) }
-        if let placeName { arguments.append(("place_name", .string(placeName))) }
-        if let note { arguments.append(("note", .string(note))) }
-        if let photos { arguments.append(("photos", .array(photos.map(JSONValue.string)))) }
-        request("point_add", arguments, reading: Self.point(in:), completion: completion)
+        let fields = MemoryPointArguments(
+            time: time, position: MemoryPositionChange(position).argument, placeName: placeName, note: note, photos: photos)
+        request(.pointAdd(memory: memory, fields), reading: Self.point(in:), completion: completion)
     }
 
     /// `point_update`: the fields given change (`photos` replaces the list), at least one.
@@ -67,30 +58,17 @@ extension HuddleClient {
         _ point: UInt64, of memory: UInt64, time: Int64? = nil, position: MemoryPositionChange = .keep, placeName: String? = nil,
         note: String? = nil, photos: [String]? = nil, completion: @escaping (Result<MemoryPoint, HuddleClientError>) -> Void
     ) {
-        var arguments: [(String, JSONValue)] = [("memory", .integer(memory)), ("point", .integer(point))]
-        if let time { arguments.append(("time", .integer(time))) }
-        Self.append(position, to: &arguments)
-        if let placeName { arguments.append(("place_name", .string(placeName))) }
-        if let note { arguments.append(("note", .string(note))) }
-        if let photos { arguments.append(("photos", .array(photos.map(JSONValue.string)))) }
-        request("point_update", arguments, reading: Self.point(in:), completion: completion)
+        let fields = MemoryPointArguments(time: time, position: position.argument, placeName: placeName, note: note, photos: photos)
+        request(.pointUpdate(memory: memory, point: point, fields), reading: Self.point(in:), completion: completion)
     }
 
     /// `point_delete`.
     public func deletePoint(_ point: UInt64, of memory: UInt64, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
-        request("point_delete", [("memory", .integer(memory)), ("point", .integer(point))], decode: { _ throws(HuddleClientError) in () },
+        request(.pointDelete(memory: memory, point: point), decode: { _ throws(HuddleClientError) in () },
                 completion: completion)
     }
 
     private static func point(in result: JSONValue) throws(WireFormatError) -> MemoryPoint {
         try ReplyResult.memoryPoint(in: result).point
-    }
-
-    private static func append(_ change: MemoryPositionChange, to arguments: inout [(String, JSONValue)]) {
-        switch change {
-        case .keep: break
-        case .set(let position): arguments.append(("position", position.json))
-        case .remove: arguments.append(("position", .null))
-        }
     }
 }

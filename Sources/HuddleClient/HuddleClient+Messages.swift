@@ -14,7 +14,7 @@ extension HuddleClient {
         guard case .text(let bytes) = event, let message = try? JSONParser.parse(bytes, maxDepth: 64) else { return }
         if let reply = try? ServerReply(json: message), let id = reply.id {
             self.reply(id: id, reply.outcome)
-        } else if let name = message["event"]?.stringValue {
+        } else if let name = ServerEvent.name(of: message) {
             handleEvent(name, message)
         }
     }
@@ -39,7 +39,7 @@ extension HuddleClient {
         do throws(WireFormatError) {
             event = try ServerEvent(json: message)
         } catch {
-            if FeedEvent.names.contains(name) || name == "memory_changed" { emit(.other(name: name, message: message)) }
+            if ServerEvent.isFeedOrMemory(name) { emit(.other(name: name, message: message)) }
             return
         }
         switch event {

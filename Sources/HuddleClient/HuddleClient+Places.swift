@@ -13,21 +13,17 @@ extension HuddleClient {
         id: UInt64? = nil, label: String, latitude: Double, longitude: Double, radius: Double,
         completion: @escaping (Result<Place, HuddleClientError>) -> Void
     ) {
-        var arguments: [(String, JSONValue)] = []
-        if let id { arguments.append(("place_id", .integer(id))) }
-        arguments += [("label", .string(label)), ("lat", .double(latitude)), ("lon", .double(longitude)), ("radius", .double(radius))]
-        request("place_set", arguments,
-                reading: ReplyResult.place(in:), completion: completion)
+        request(.placeSet(id: id, label: label, latitude: latitude, longitude: longitude, radius: radius), reading: ReplyResult.place(in:), completion: completion)
     }
 
     /// `place_remove`.
     public func removePlace(_ id: UInt64, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
-        request("place_remove", [("place_id", .integer(id))], decode: { _ throws(HuddleClientError) in () }, completion: completion)
+        request(.placeRemove(id: id), decode: { _ throws(HuddleClientError) in () }, completion: completion)
     }
 
     /// `places`: the caller's places, by id.
     public func places(completion: @escaping (Result<[Place], HuddleClientError>) -> Void) {
-        request("places", resendAfterReconnect: true, reading: ReplyResult.places(in:), completion: completion)
+        request(.places(user: nil), resendAfterReconnect: true, reading: ReplyResult.places(in:), completion: completion)
     }
 
     /// `location_fix`: a raw position (degrees), its `accuracy` (metres) and when the phone took
@@ -37,7 +33,7 @@ extension HuddleClient {
         latitude: Double, longitude: Double, accuracy: Double, time: Int64,
         completion: @escaping (Result<PlaceDecision, HuddleClientError>) -> Void
     ) {
-        request("location_fix", [("lat", .double(latitude)), ("lon", .double(longitude)), ("accuracy", .double(accuracy)), ("time", .integer(time))],
+        request(.locationFix(latitude: latitude, longitude: longitude, accuracy: accuracy, time: time),
                 resendAfterReconnect: true, reading: PlaceDecision.init(result:), completion: completion)
     }
 
@@ -46,12 +42,12 @@ extension HuddleClient {
     public func reportRegion(
         placeID: UInt64, entered: Bool, time: Int64, completion: @escaping (Result<PlaceDecision, HuddleClientError>) -> Void
     ) {
-        request("region", [("place_id", .integer(placeID)), ("event", .string(entered ? "enter" : "exit")), ("time", .integer(time))],
+        request(.region(placeID: placeID, entered: entered, time: time),
                 resendAfterReconnect: true, reading: PlaceDecision.init(result:), completion: completion)
     }
 
     /// `where`: where `user` (the caller or a friend) is now.
     public func whereIs(_ user: String, completion: @escaping (Result<Whereabouts, HuddleClientError>) -> Void) {
-        request("where", [("user", .string(user))], resendAfterReconnect: true, reading: Whereabouts.init(result:), completion: completion)
+        request(.whereIs(user: user), resendAfterReconnect: true, reading: Whereabouts.init(result:), completion: completion)
     }
 }

@@ -13,7 +13,7 @@ extension HuddleClient {
         }
         ledger.track(channel, since: since)
         // Safe to repeat: a resent subscribe resumes from what was delivered meanwhile.
-        submit(OutgoingRequest(op: "subscribe", arguments: [], subscribeChannel: channel, deadline: deadline(), onLoss: .resend) { [self] outcome in
+        submit(OutgoingRequest(.subscribe(channel: channel, since: nil), deadline: deadline(), onLoss: .resend) { [self] outcome in
             switch outcome {
             case .success(let result):
                 completion(subscribed(channel, result: result))
@@ -27,7 +27,7 @@ extension HuddleClient {
     /// Stops tracking `channel` at once (later publications are not delivered) and unsubscribes.
     func unsubscribe(channel: String, completion: @escaping (Result<Void, HuddleClientError>) -> Void) {
         ledger.untrack(channel)
-        request("unsubscribe", [("channel", .string(channel))], decode: { _ throws(HuddleClientError) in () }) { outcome in
+        request(.unsubscribe(channel: channel), decode: { _ throws(HuddleClientError) in () }) { outcome in
             // Over a lost connection the subscription is gone anyway: the next connection does not resume it.
             if case .failure(.connectionLost) = outcome {
                 completion(.success(()))
@@ -75,7 +75,7 @@ extension HuddleClient {
     /// Resubscribes `channel` from its position: after a reconnect, or a gap noticed in the
     /// live stream. The reply replays what was missed, or says it cannot.
     func resume(_ channel: String) {
-        let request = OutgoingRequest(op: "subscribe", arguments: [], subscribeChannel: channel, deadline: .max, onLoss: .drop) { [self] outcome in
+        let request = OutgoingRequest(.subscribe(channel: channel, since: nil), deadline: .max, onLoss: .drop) { [self] outcome in
             switch outcome {
             case .success(let result):
                 switch subscribed(channel, result: result) {

@@ -9,8 +9,8 @@ import HuddleWebSocket
 /// order, with no gap — or is told (`recovered: false`) when the server could not replay what
 /// was missed. A refused session stops it instead of retrying.
 ///
-/// Confined to its event loop, like `WebSocketClientConnection`: create it anywhere, but call
-/// `start()` and everything else on the loop's thread; every callback runs there. It holds no
+/// Confined to its run loop (`ClientRunLoop`): create it anywhere, but call `start()` and
+/// everything else on the loop's thread; every callback runs there. It holds no
 /// thread and no timer of its own (one sweep per loop checks every client's deadlines), and an
 /// idle client keeps only its subscriptions' positions, so one loop can drive thousands.
 ///
@@ -37,7 +37,7 @@ public final class HuddleClient {
         case stopped
     }
 
-    public let loop: EventLoop
+    public let runLoop: ClientRunLoop
     public private(set) var configuration: HuddleClientConfiguration
     /// Events for the application, on the loop thread, in order.
     public var onEvent: ((HuddleEvent) -> Void)?
@@ -78,9 +78,11 @@ public final class HuddleClient {
     // Bookkeeping of the loop context's sweep.
     var sweepSlot = -1
 
-    public init(configuration: HuddleClientConfiguration, loop: EventLoop) {
+    var loop: EventLoop { runLoop.eventLoop }
+
+    public init(configuration: HuddleClientConfiguration, runLoop: ClientRunLoop) {
         self.configuration = configuration
-        self.loop = loop
+        self.runLoop = runLoop
         if case .token(let token) = configuration.credentials { self.token = token }
     }
 
@@ -122,28 +124,24 @@ public final class HuddleClient {
 
     // MARK: Requests
 
-    /// Sends `op` with `arguments` (the op's fields, protocol.md) and hands `decode` the
-    /// reply's `result`. Made while the client is connecting or waiting to reconnect, the
-    /// request waits for the connection (within the request timeout). When the connection
-    /// drops before the reply, the request fails with `connectionLost`, or with
-    /// `resendAfterReconnect` (for requests that are safe to repeat) goes out again on the next one.
+    /// Sends `operation` and hands `decode` the reply's `result`. Made while the client is
+    /// connecting or waiting to reconnect, the request waits for the connection (within the
+    /// request timeout). When the connection drops before the reply, the request fails with
+    /// `connectionLost`, or with `resendAfterReconnect` (for requests that are safe to repeat)
+    /// goes out again on the next one.
     ///
-    /// A write that takes a `client_id` (`KeyedWrites`) gets one made here unless `arguments`
-    /// has one, and goes in the outbox: it waits for a connection without a timeout and is sent
+    /// A write that takes a `client_id` (`KeyedWrites`) gets one made here unless `clientID`
+    /// is given, and goes in the outbox: it waits for a connection without a timeout and is sent
     /// again, with the same `client_id`, after every drop until it is answered — the server does
     /// it once (a retry's result says `duplicate`). Only `stop()` or giving up fails it (`closed`).
     func request<Value>(
-        _ op: String, _ arguments: [(String, JSONValue)] = [], resendAfterReconnect: Bool = false,
+        _ operation: Operation, clientID: String? = nil, resendAfterReconnect: Bool = false,
         decode: @escaping (JSONValue) throws(HuddleClientError) -> Value,
         completion: @escaping (Result<Value, HuddleClientError>) -> Void
     ) {
-        var arguments = arguments
-        let isOutboxWrite = KeyedWrites.ops.contains(op)
-        if isOutboxWrite, !arguments.contains(where: { $0.0 == "client_id" }) {
-            arguments.append(("client_id", .string(Self.makeClientID())))
-        }
+        let isOutboxWrite = operation.isKeyedWrite
         submit(OutgoingRequest(
-            op: op, arguments: arguments, deadline: isOutboxWrite ? .max : deadline(),
+            operation, clientID: isOutboxWrite ? clientID ?? Self.makeClientID() : nil, deadline: isOutboxWrite ? .max : deadline(),
             onLoss: resendAfterReconnect || isOutboxWrite ? .resend : .fail, isOutboxWrite: isOutboxWrite,
             complete: Self.decoding(decode, then: completion)))
     }
@@ -151,11 +149,11 @@ public final class HuddleClient {
     /// `request` with a reader of the wire model (HuddleProtocol): a result that does not
     /// have the shape the op gives it is `invalidReply`.
     func request<Value>(
-        _ op: String, _ arguments: [(String, JSONValue)] = [], resendAfterReconnect: Bool = false,
+        _ operation: Operation, clientID: String? = nil, resendAfterReconnect: Bool = false,
         reading read: @escaping (JSONValue) throws(WireFormatError) -> Value,
         completion: @escaping (Result<Value, HuddleClientError>) -> Void
     ) {
-        request(op, arguments, resendAfterReconnect: resendAfterReconnect, decode: { result throws(HuddleClientError) in
+        request(operation, clientID: clientID, resendAfterReconnect: resendAfterReconnect, decode: { result throws(HuddleClientError) in
             do throws(WireFormatError) {
                 return try read(result)
             } catch {
@@ -210,18 +208,11 @@ public final class HuddleClient {
         var request = request
         nextRequestNumber += 1
         request.id = String(nextRequestNumber)
-        var fields: [(String, JSONValue)] = [("id", .string(request.id)), ("op", .string(request.op))]
-        if let channel = request.subscribeChannel {
-            fields.append(("channel", .string(channel)))
-            if let since = ledger.position(of: channel) {
-                fields.append(("since", .object([("epoch", .string(since.epoch)), ("offset", .integer(since.offset))])))
-            }
-        }
-        fields += request.arguments
+        var operation = request.operation
+        if let channel = request.subscribeChannel { operation = .subscribe(channel: channel, since: ledger.position(of: channel)) }
         // An outbox write's timeout counts from when it goes out, not from while it waited.
         if request.isOutboxWrite { request.deadline = deadline() }
-        var text: [UInt8] = []
-        JSONWriter.append(.object(fields), to: &text)
+        let text = RequestEncoder.encode(ClientRequest(id: request.id, operation: operation, clientID: request.clientID), omittingDefaults: true)
         if !connection.send(text: text) && connection.state == .open {
             // Open but the outbound queue is full: the server is not reading.
             request.complete(.failure(.overloaded))
@@ -289,9 +280,7 @@ public final class HuddleClient {
     }
 
     private func logInWithPassword(login: String, password: String) {
-        var arguments: [(String, JSONValue)] = [("login", .string(login)), ("password", .string(password))]
-        if let device = configuration.device { arguments.append(("device", .string(device))) }
-        transmit(OutgoingRequest(op: "login", arguments: arguments, deadline: .max, onLoss: .drop) { [self] outcome in
+        transmit(OutgoingRequest(.login(login: login, password: password, device: configuration.device), deadline: .max, onLoss: .drop) { [self] outcome in
             guard state == .signingIn else { return }
             switch outcome {
             case .success(let result):

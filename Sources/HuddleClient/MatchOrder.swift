@@ -1,5 +1,5 @@
 /// How `matches` orders its list.
-public enum MatchOrder: String, Sendable, Equatable {
+public enum MatchOrder: Sendable, Equatable {
     /// Newest first.
     case time
     /// By activity in the server list's order, newest first within one.

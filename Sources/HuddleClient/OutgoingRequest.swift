@@ -15,11 +15,11 @@ enum ConnectionLossPolicy {
 /// A request of a `HuddleClient`, from the call until its reply: waiting for a connection in
 /// the client's queue, then in flight on one.
 struct OutgoingRequest {
-    var op: String
-    var arguments: [(String, JSONValue)]
-    /// For `subscribe`: the channel, whose `since` is taken from the ledger when the request
-    /// goes out, so a subscribe sent again after a reconnect resumes from what was delivered.
-    var subscribeChannel: String?
+    /// A `subscribe`'s `since` is taken from the ledger when the request goes out, so a
+    /// subscribe sent again after a reconnect resumes from what was delivered.
+    var operation: Operation
+    /// A keyed write's `client_id`, the same on every resend.
+    var clientID: String?
     /// When the caller gets `timedOut` (monotonic milliseconds); `.max` for none.
     var deadline: Int64
     var onLoss: ConnectionLossPolicy
@@ -33,15 +33,19 @@ struct OutgoingRequest {
     var complete: (Result<JSONValue, HuddleClientError>) -> Void
 
     init(
-        op: String, arguments: [(String, JSONValue)], subscribeChannel: String? = nil, deadline: Int64, onLoss: ConnectionLossPolicy,
+        _ operation: Operation, clientID: String? = nil, deadline: Int64, onLoss: ConnectionLossPolicy,
         isOutboxWrite: Bool = false, complete: @escaping (Result<JSONValue, HuddleClientError>) -> Void
     ) {
-        self.op = op
-        self.arguments = arguments
-        self.subscribeChannel = subscribeChannel
+        self.operation = operation
+        self.clientID = clientID
         self.deadline = deadline
         self.onLoss = onLoss
         self.isOutboxWrite = isOutboxWrite
         self.complete = complete
+    }
+
+    /// The channel of a `subscribe`.
+    var subscribeChannel: String? {
+        if case .subscribe(let channel, _) = operation { channel } else { nil }
     }
 }

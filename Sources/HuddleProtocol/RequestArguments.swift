@@ -48,7 +48,7 @@ struct RequestArguments {
 
     /// A publication's `type`: `[a-z0-9_.]{1,32}`, default "message".
     func publicationType() throws(RequestError) -> String {
-        guard let type = try optionalString("type") else { return "message" }
+        guard let type = try optionalString("type") else { return RequestDefaults.publicationType }
         let utf8 = type.utf8
         let isAllowed = { (byte: UInt8) -> Bool in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)

@@ -235,7 +235,7 @@ public enum RequestDecoder {
     }
 
     private static func friendMessage(_ arguments: RequestArguments, limits: ProtocolLimits) throws(RequestError) -> String {
-        let message = try arguments.optionalString("message") ?? ""
+        let message = try arguments.optionalString("message") ?? RequestDefaults.friendMessage
         guard RequestArguments.hasLength(message, in: 0...limits.maxFriendMessageLength) else {
             throw arguments.badRequest("message must be at most \(limits.maxFriendMessageLength) characters")
         }

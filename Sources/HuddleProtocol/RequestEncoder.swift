@@ -1,10 +1,18 @@
 /// A decoded request written back as the wire request it came as (protocol.md, "Request"):
 /// `RequestDecoder.decode(RequestEncoder.encode(r))` gives `r` again. What moves a request
-/// between machines (cluster mode) and what a client could build its requests with.
+/// between machines (cluster mode) and what HuddleClient and the load-test harness build their
+/// requests with.
 public enum RequestEncoder {
-    public static func encode(_ request: ClientRequest) -> [UInt8] {
+    /// `omittingDefaults`: arguments holding what the decoder fills in when they are left out
+    /// (`RequestDefaults`) are left out, as a client sends them; decoding gives the same request.
+    public static func encode(_ request: ClientRequest, omittingDefaults: Bool = false) -> [UInt8] {
         var members: [(String, JSONValue)] = [("id", .string(request.id)), ("op", .string(request.operation.name))]
-        members += arguments(of: request.operation)
+        if omittingDefaults {
+            let defaulted = RequestDefaults.defaulted(in: request.operation)
+            members += arguments(of: request.operation).filter { !defaulted.contains($0.0) }
+        } else {
+            members += arguments(of: request.operation)
+        }
         if let clientID = request.clientID { members.append(("client_id", .string(clientID))) }
         var bytes: [UInt8] = []
         JSONWriter.append(.object(members), to: &bytes)

@@ -3,7 +3,6 @@ import Glibc
 import HuddleBuildInfo
 import HuddleClient
 import HuddleProtocol
-import HuddleIO
 
 /// huddle-chat: a terminal client for a Huddle server, in the spirit of a minimal IRC client.
 /// On a terminal it edits a line while events print above it; otherwise it reads one command
@@ -70,27 +69,28 @@ struct HuddleChat: ParsableCommand {
         configuration.reconnect = ReconnectPolicy(initialDelayMilliseconds: 250, maxDelayMilliseconds: 10_000)
 
         let interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        let loop = try EventLoop(index: 0, readBufferSize: 64 * 1024)
+        let runLoop = try ClientRunLoop()
         let terminal = interactive ? TerminalDisplay() : nil
         if interactive { try TerminalMode.enterRaw() }
         let display: any ChatDisplay = terminal ?? PlainDisplay()
         let app = ChatApp(
-            client: HuddleClient(configuration: configuration, loop: loop), loop: loop, display: display, store: store, configFile: session.file,
+            client: HuddleClient(configuration: configuration, runLoop: runLoop), display: display, store: store, configFile: session.file,
             settings: settings, urlText: urlText, signedInAs: savedToken != nil ? settings.username : nil,
-            stopLoop: { loop.stop() })
-        let box = LoopBound((app: app, terminal: terminal), loop: loop)
+            stopLoop: { runLoop.stop() })
         if interactive {
             display.show("huddle-chat: connecting to \(clientURL); /help for commands, Ctrl-C to quit")
         }
         if let note = session.note { display.show(note) }
-        loop.execute { box.value.app.start() }
-        try InputReader.start(
-            loop: loop,
+        // This thread runs the loop next, so it owns the app until then: started before the
+        // input is read, the app sees every line of it.
+        app.start()
+        try runLoop.readInput(
+            from: STDIN_FILENO,
             received: { bytes in
-                if let terminal = box.value.terminal { box.value.app.receivedKeys(bytes, on: terminal) } else { box.value.app.receivedLines(bytes) }
+                if let terminal { app.receivedKeys(bytes, on: terminal) } else { app.receivedLines(bytes) }
             },
-            ended: { box.value.app.inputDidEnd() })
-        loop.run()
+            ended: { app.inputDidEnd() })
+        runLoop.run()
         display.close()
         throw ExitCode(app.exitStatus)
     }

@@ -63,6 +63,32 @@ import Testing
         #expect(decoded == request)
     }
 
+    /// Requests holding what the decoder fills in, with the argument that says it.
+    static let defaulted: [(request: ClientRequest, argument: String)] = [
+        (ClientRequest(id: "1", operation: .logout(all: false)), "all"),
+        (ClientRequest(id: "2", operation: .publish(channel: "room:a", type: "message", data: "1"), clientID: "c-1"), "type"),
+        (ClientRequest(id: "3", operation: .history(channel: "room:a", before: nil, limit: ProtocolLimits().defaultHistoryLimit)), "limit"),
+        (ClientRequest(id: "4", operation: .userSearch(prefix: "al", limit: ProtocolLimits().defaultSearchLimit)), "limit"),
+        (ClientRequest(id: "5", operation: .friendRequest(user: "bob", message: ""), clientID: "f-1"), "message"),
+        (ClientRequest(id: "6", operation: .feed(before: nil, limit: ProtocolLimits().defaultFeedLimit)), "limit"),
+        (ClientRequest(id: "7", operation: .comments(post: 7, before: 3, limit: ProtocolLimits().defaultFeedLimit)), "limit"),
+        (ClientRequest(id: "8", operation: .matches(byActivity: false)), "order"),
+    ]
+
+    /// As a client sends it: what the decoder fills in is left out, and the request means the same.
+    @Test func leavingDefaultsOutGivesTheSameRequest() throws {
+        for (request, argument) in Self.defaulted {
+            let bytes = RequestEncoder.encode(request, omittingDefaults: true)
+            #expect(try JSONParser.parse(bytes, maxDepth: 8)[argument] == nil, "\(request.operation.name) sent \(argument)")
+            #expect(try RequestDecoder.decode(bytes, limits: ProtocolLimits()).get() == request)
+            #expect(try JSONParser.parse(RequestEncoder.encode(request), maxDepth: 8)[argument] != nil)
+        }
+        // Values other than the defaults are sent.
+        for request in Self.samples {
+            #expect(try RequestDecoder.decode(RequestEncoder.encode(request, omittingDefaults: true), limits: ProtocolLimits()).get() == request)
+        }
+    }
+
     /// A new op is added to the samples with the encoder (its switch will not compile without it).
     @Test func everyOpHasASample() {
         #expect(Set(Self.samples.map(\.operation.name)).count == 46)

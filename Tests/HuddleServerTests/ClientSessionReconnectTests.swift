@@ -331,7 +331,7 @@ final class ClientFleet: @unchecked Sendable {
             var configuration = HuddleClientConfiguration(url: url, credentials: .token(token))
             configuration.reconnect = ReconnectPolicy(initialDelayMilliseconds: 200, maxDelayMilliseconds: 2_000)
             configuration.requestTimeoutMilliseconds = 60_000
-            let client = HuddleClient(configuration: configuration, loop: loop)
+            let client = HuddleClient(configuration: configuration, runLoop: ClientRunLoop(loop))
             client.onEvent = { [record] event in
                 switch event {
                 case .publication(let publication): record.withLock { $0.offsets[index].append(publication.offset) }
@@ -381,7 +381,7 @@ final class SteadyPublisher: Sendable {
             // `rate_limited` stored nothing: like an app, send the same one again when told. (On
             // a loaded machine the resends after a drop can meet a bucket the burst emptied.)
             if case .failure(.server(code: "rate_limited", _, let retryAfter)) = outcome {
-                client.loop.schedule(after: max(retryAfter ?? 100, interval)) {
+                client.runLoop.schedule(after: max(retryAfter ?? 100, interval)) {
                     self.publish(n, channel: channel, interval: interval, client: client)
                 }
                 return
@@ -392,7 +392,7 @@ final class SteadyPublisher: Sendable {
                 case .failure(let error): $0.failures.append("\(n): \(error)")
                 }
             }
-            client.loop.schedule(after: interval) { self.publish(n + 1, channel: channel, interval: interval, client: client) }
+            client.runLoop.schedule(after: interval) { self.publish(n + 1, channel: channel, interval: interval, client: client) }
         }
     }
 }

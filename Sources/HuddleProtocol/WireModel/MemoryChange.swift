@@ -28,7 +28,7 @@ public enum MemoryChange: Sendable, Equatable {
 
     /// `{"event":"memory_changed","action":…,"memory_id":…[,"memory":…][,"point":…][,"point_id":…],"time":…}`
     public func event(time: Int64) -> JSONValue {
-        var members: [(String, JSONValue)] = [("event", .string("memory_changed"))]
+        var members: [(String, JSONValue)] = [("event", .string(ServerEvent.memoryChanged))]
         func add(_ action: String, _ memory: Memory?, point: MemoryPoint? = nil, pointID: UInt64? = nil) {
             members.append(("action", .string(action)))
             members.append(("memory_id", .integer(memoryID)))

@@ -17,6 +17,15 @@ public enum ServerEvent: Sendable, Equatable {
     case feed(FeedEvent)
     case memoryChanged(MemoryChange, time: Int64)
 
+    /// The name of the event `message` is (its `event` member); nil for a reply.
+    public static func name(of message: JSONValue) -> String? { message["event"]?.stringValue }
+
+    /// Whether the event named `name` is one whose body an application may read itself when
+    /// this version cannot: the feed's and the memories' (their bodies grow new fields).
+    public static func isFeedOrMemory(_ name: String) -> Bool { FeedEvent.names.contains(name) || name == memoryChanged }
+
+    static let memoryChanged = "memory_changed"
+
     /// The event as one text message.
     public var message: [UInt8] {
         switch self {
@@ -43,7 +52,7 @@ public enum ServerEvent: Sendable, Equatable {
     /// The event `message` tells; nil when it is no event or one this version does not know
     /// (a `memory_changed` with an unknown action too), so a newer server's additions pass by.
     public init?(json message: JSONValue) throws(WireFormatError) {
-        guard let name = message["event"]?.stringValue else { return nil }
+        guard let name = Self.name(of: message) else { return nil }
         switch name {
         case "publication":
             let channel = try message.requiredString("channel")

@@ -23,7 +23,7 @@ final class ClientHarness: @unchecked Sendable {
         let recorded = self.recorded
         let loop = testLoop.loop
         box = await testLoop.run { [configuration] in
-            let client = HuddleClient(configuration: configuration, loop: loop)
+            let client = HuddleClient(configuration: configuration, runLoop: ClientRunLoop(loop))
             client.onEvent = { event in recorded.append(event) }
             client.start()
             return SendableBox(client)
