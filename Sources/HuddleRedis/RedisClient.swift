@@ -9,6 +9,7 @@ import HuddleIO
 /// `notConnected` instead of queueing: a node answers `unavailable` rather than piling up writes
 /// it cannot promise. A blocking command (XREAD BLOCK) holds the connection: give it a client
 /// of its own. `close()` it when done: until then it keeps its connection and reconnects.
+// Sendable: its state is the loop's; `command` from other threads hops onto the loop first.
 public final class RedisClient: @unchecked Sendable {
     // @unchecked: every stored property is touched on `loop`'s thread only (the public
     // any-thread methods hop there with `execute`).

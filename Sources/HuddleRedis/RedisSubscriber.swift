@@ -5,6 +5,7 @@ import HuddleIO
 /// subscribed again to every channel after each reconnect. Messages published while it was
 /// down are lost, as Redis PUB/SUB loses them: `onResubscribed` tells the owner so it can
 /// rebuild what it derives from them. Loop thread only, except `init` and `close`.
+// Sendable: loop thread only, except `init` (before the loop sees it) and `close` (hops onto it).
 public final class RedisSubscriber: @unchecked Sendable {
     // @unchecked: state is touched on `loop`'s thread only.
 
