@@ -226,6 +226,8 @@ public final class EventLoop: @unchecked Sendable {
     private func runDueTimers() {
         guard !timers.isEmpty else { return }
         let current = MonotonicClock.milliseconds()
+        // Most turns have timers (the sweeps) but none due: answer those without allocating.
+        guard timers.contains(where: { $0.due <= current }) else { return }
         let due = timers.filter { $0.due <= current }.sorted { ($0.due, $0.id) < ($1.due, $1.id) }
         for timer in due {
             // A timer that ran before it in this turn may have cancelled it.
