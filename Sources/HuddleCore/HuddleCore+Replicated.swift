@@ -1,0 +1,27 @@
+import HuddleProtocol
+
+extension HuddleCore {
+    /// Applies commands another node decided (cluster mode: an entry of the shared log) and
+    /// returns what this node owes its own live connections because of them: the events its
+    /// subscribers would have got had the request been handled here. Never replies (the
+    /// deciding node answered) and never pushes (the deciding node handed those over).
+    public func applyReplicated(_ commands: [CoreCommand], at time: Int64) -> [CoreOutput] {
+        var step = CoreStep()
+        for command in commands {
+            switch command {
+            case let .publish(channel, from, type, data, time):
+                let publication = appendPublication(
+                    to: channel, namespace: ChannelNamespace(prefixOf: channel), from: from, type: type, data: data, time: time)
+                deliver(publication, into: &step)
+            case let .publishWithClientID(channel, from, type, data, clientID, time):
+                let publication = appendPublication(
+                    to: channel, namespace: ChannelNamespace(prefixOf: channel), from: from, type: type, data: data,
+                    clientID: clientID, time: time)
+                deliver(publication, into: &step)
+            default:
+                apply(command)
+            }
+        }
+        return step.outputs
+    }
+}
