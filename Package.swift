@@ -67,7 +67,7 @@ let package = Package(
             name: "HuddleServer",
             dependencies: [
                 "HuddleIO", "HuddleCrypto", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore",
-                "HuddleWebApp", "HuddleBuildInfo",
+                "HuddleWebApp", "HuddleBuildInfo", "HuddleRedis",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -114,11 +114,14 @@ let package = Package(
         // The server's state machines in process, without sockets (reply order, reply audit).
         .testTarget(
             name: "HuddleServerUnitTests",
-            dependencies: ["HuddleServer", "HuddleCore", "HuddleProtocol", "HuddleIO", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "HuddleServer", "HuddleCore", "HuddleProtocol", "HuddleIO", "HuddleRedis", "HuddleStore", "ChildProcessExit",
+                "RedisTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]),
         // Test support shared by the test targets that start processes.
         .target(name: "ChildProcessExit", path: "Tests/ChildProcessExit"),
         // Real redis-server, replica and Sentinel processes for the Redis and cluster tests.
-        .target(name: "RedisTestSupport", dependencies: ["HuddleRedis", "CHiredis", "ChildProcessExit"], path: "Tests/RedisTestSupport"),
+        .target(name: "RedisTestSupport", dependencies: ["HuddleRedis", "HuddleIO", "CHiredis", "ChildProcessExit"], path: "Tests/RedisTestSupport"),
         .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest", "ChildProcessExit"]),
         .testTarget(name: "HuddleChatTests", dependencies: ["huddle-chat", "HuddleClient", "HuddleProtocol"]),
         .testTarget(
