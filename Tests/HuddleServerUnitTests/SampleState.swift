@@ -20,17 +20,31 @@ enum SampleState {
                 username: name(index), email: "\(name(index))@example.com", credentials: credentials,
                 session: NewSession(tokenHash: token, expiresAt: time + 30 * 86_400_000, device: "phone"), time: time))
         }
+        // Knuth's multiplicative hash of a counter: varied, and the same for the same seed.
+        var counter = UInt64(seed) &* 1_000_003
+        func next() -> UInt64 {
+            counter &+= 1
+            return (counter &* 0x9E37_79B9_7F4A_7C15) >> 17
+        }
         for first in stride(from: 0, to: users - 1, by: 2) {
             let (a, b) = (name(first), name(first + 1))
             core.apply(.acceptFriendRequest(from: a, to: b, time: time + 1))
             for message in 0..<messagesPerChat {
                 let from = message % 2 == 0 ? a : b
+                // Text that compresses like chat does, not like one line repeated.
+                let text = (0..<6).map { _ in words[Int(next() % UInt64(words.count))] }.joined(separator: " ")
                 core.apply(.publishWithClientID(
                     channel: "chat:\(a)~\(b)", from: from, type: "message",
-                    data: #"{"text":"message \#(message) of \#(seed), a line of ordinary length"}"#,
+                    data: #"{"text":"\#(text) \#(String(next() % 100_000, radix: 36))"}"#,
                     clientID: "\(from)-\(seed)-\(message)", time: time + 2 + Int64(message)))
             }
         }
         return core.durableState
     }
+
+    private static let words = """
+        the a to you I it and is that of in for on me at be this we are was do not have with so just what \
+        now see later tonight tomorrow coffee lunch dinner park beach movie game train bus home work \
+        haha ok yes no maybe sure great thanks sorry love miss meet call text photo place soon
+        """.split(whereSeparator: \.isWhitespace).map(String.init)
 }
