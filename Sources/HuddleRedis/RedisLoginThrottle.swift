@@ -66,9 +66,7 @@ public struct RedisLoginThrottle: Sendable {
 
     /// Takes one attempt for `account` from `address`, on the client's loop; `outcome` runs there.
     public func admit(account: String, address: String, outcome: @escaping (Result<Admission, RedisError>) -> Void) {
-        var arguments = [bytes("take")]
-        for bucket in buckets { arguments += [bytes("\(bucket.refillMilliseconds)"), bytes("\(bucket.capacity)")] }
-        client.evaluate(loginThrottleScript, keys: keys(account: account, address: address).map(bytes), arguments: arguments) { result in
+        run("take", account: account, address: address) { result in
             outcome(result.flatMap { reply in
                 guard let wait = reply.integer, wait >= 0 else { return .failure(.unexpectedReply(command: "login throttle", reply: reply)) }
                 return .success(wait == 0 ? .allowed : .refused(retryAfterMilliseconds: wait))
@@ -79,11 +77,13 @@ public struct RedisLoginThrottle: Sendable {
     /// Gives back what a successful login took, on the client's loop. Best effort: if it fails,
     /// the tokens come back by themselves with time.
     public func succeeded(account: String, address: String, done: @escaping (Result<Void, RedisError>) -> Void = { _ in }) {
-        var arguments = [bytes("succeeded")]
+        run("succeeded", account: account, address: address) { done($0.map { _ in () }) }
+    }
+
+    private func run(_ mode: String, account: String, address: String, reply: @escaping (Result<RedisReply, RedisError>) -> Void) {
+        var arguments = [bytes(mode)]
         for bucket in buckets { arguments += [bytes("\(bucket.refillMilliseconds)"), bytes("\(bucket.capacity)")] }
-        client.evaluate(loginThrottleScript, keys: keys(account: account, address: address).map(bytes), arguments: arguments) { result in
-            done(result.map { _ in () })
-        }
+        client.evaluate(loginThrottleScript, keys: keys(account: account, address: address).map(bytes), arguments: arguments, reply: reply)
     }
 
     /// `admit` from any thread.

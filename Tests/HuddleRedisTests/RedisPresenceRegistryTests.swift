@@ -32,38 +32,44 @@ import Testing
         func sees(_ expected: [String: Set<String>]) async -> Bool { await registry.elsewhere() == expected }
     }
 
-    @Test func twoNodesSeeEachOthersUsersComeAndGo() async throws {
+    /// Nodes "a" and "b" on one loop, closed (as a crash would) at the end.
+    private func withTwoNodes(_ body: (RedisProcess, Node, Node) async throws -> Void) async throws {
         let redis = try await RedisProcess()
         let running = try RunningLoop()
         defer { running.stop() }
         let a = try Node("a", of: redis.endpoint, on: running.loop)
         let b = try Node("b", of: redis.endpoint, on: running.loop)
         defer { a.registry.close(); b.registry.close() }
+        try await body(redis, a, b)
+    }
 
-        a.set("alice", online: true)
-        b.set("bob", online: true)
-        b.set("bea", online: true)
-        try await eventually("b sees alice on a") { await b.sees(["a": ["alice"]]) }
-        try await eventually("a sees bob and bea on b") { await a.sees(["b": ["bob", "bea"]]) }
-        a.set("alice", online: false)
-        b.set("bob", online: false)
-        try await eventually("alice gone from a, as b sees it") { await b.sees(["a": []]) }
-        try await eventually("bob gone from b, as a sees it") { await a.sees(["b": ["bea"]]) }
-        #expect(b.changes.all.contains("+alice@a") && b.changes.all.contains("-alice@a"))
-        #expect(b.changes.all.firstIndex(of: "+alice@a")! < b.changes.all.firstIndex(of: "-alice@a")!)
-        #expect(a.changes.all.filter { $0.hasSuffix("@b") }.last == "-bob@b")
-        #expect(!a.changes.all.contains { $0.hasSuffix("@a") }, "a node's own changes are not reported to it")
+    @Test func twoNodesSeeEachOthersUsersComeAndGo() async throws {
+        try await withTwoNodes { redis, a, b in
+            a.set("alice", online: true)
+            b.set("bob", online: true)
+            b.set("bea", online: true)
+            try await eventually("b sees alice on a") { await b.sees(["a": ["alice"]]) }
+            try await eventually("a sees bob and bea on b") { await a.sees(["b": ["bob", "bea"]]) }
+            a.set("alice", online: false)
+            b.set("bob", online: false)
+            try await eventually("alice gone from a, as b sees it") { await b.sees(["a": []]) }
+            try await eventually("bob gone from b, as a sees it") { await a.sees(["b": ["bea"]]) }
+            #expect(b.changes.all.contains("+alice@a") && b.changes.all.contains("-alice@a"))
+            #expect(b.changes.all.firstIndex(of: "+alice@a")! < b.changes.all.firstIndex(of: "-alice@a")!)
+            #expect(a.changes.all.filter { $0.hasSuffix("@b") }.last == "-bob@b")
+            #expect(!a.changes.all.contains { $0.hasSuffix("@a") }, "a node's own changes are not reported to it")
 
-        // What Redis holds: each node's set and its name.
-        try await withClients(of: redis.endpoint) { clients, _ throws in
-            #expect(try await clients[0].smembers("huddle:online:b") == ["bea"])
-            #expect(try await clients[0].smembers("huddle:nodes") == ["a", "b"])
+            // What Redis holds: each node's set and its name.
+            try await withClients(of: redis.endpoint) { clients, _ throws in
+                #expect(try await clients[0].smembers("huddle:online:b") == ["bea"])
+                #expect(try await clients[0].smembers("huddle:nodes") == ["a", "b"])
+            }
+
+            // A node leaving on purpose is reported gone at once, its set deleted.
+            await b.registry.leave()
+            try await eventually("a sees b gone") { a.changes.all.contains("gone b") }
+            #expect(await a.sees([:]))
         }
-
-        // A node leaving on purpose is reported gone at once, its set deleted.
-        await b.registry.leave()
-        try await eventually("a sees b gone") { a.changes.all.contains("gone b") }
-        #expect(await a.sees([:]))
     }
 
     @Test func aNodeThatStopsRenewingIsReportedGoneAndItsSetDeleted() async throws {
@@ -96,26 +102,22 @@ import Testing
     }
 
     @Test func aPictureMissedWhileRedisWasDownIsRepaired() async throws {
-        let redis = try await RedisProcess()
-        let running = try RunningLoop()
-        defer { running.stop() }
-        let a = try Node("a", of: redis.endpoint, on: running.loop)
-        let b = try Node("b", of: redis.endpoint, on: running.loop)
-        defer { a.registry.close(); b.registry.close() }
-        a.set("alice", online: true)
-        a.set("amy", online: true)
-        try await eventually("b sees a's users") { await b.sees(["a": ["alice", "amy"]]) }
+        try await withTwoNodes { redis, a, b in
+            a.set("alice", online: true)
+            a.set("amy", online: true)
+            try await eventually("b sees a's users") { await b.sees(["a": ["alice", "amy"]]) }
 
-        try await redis.kill9()
-        // While Redis is down, a's users change: nobody can be told now.
-        a.set("amy", online: false)
-        a.set("anna", online: true)
-        try await redis.restart()
-        try await eventually("b's picture repaired") { await b.sees(["a": ["alice", "anna"]]) }
-        // And it keeps following after the repair.
-        a.set("alice", online: false)
-        try await eventually("the next change") { await b.sees(["a": ["anna"]]) }
-        #expect(b.changes.all.contains("-amy@a") && b.changes.all.contains("+anna@a"))
+            try await redis.kill9()
+            // While Redis is down, a's users change: nobody can be told now.
+            a.set("amy", online: false)
+            a.set("anna", online: true)
+            try await redis.restart()
+            try await eventually("b's picture repaired") { await b.sees(["a": ["alice", "anna"]]) }
+            // And it keeps following after the repair.
+            a.set("alice", online: false)
+            try await eventually("the next change") { await b.sees(["a": ["anna"]]) }
+            #expect(b.changes.all.contains("-amy@a") && b.changes.all.contains("+anna@a"))
+        }
     }
 
     @Test func aResubscriptionRereadsWhatItMissed() async throws {
