@@ -135,9 +135,6 @@ final class CoreRunner: @unchecked Sendable {
             if token != nil || device != nil, let ref = request.connection, let requestID = request.requestID {
                 secrets[ref, default: [:]][requestID, default: PendingSecrets()].merge(token: token, device: device)
             }
-            if sharedLoginThrottle != nil, case .beginLogin(let login, _, _) = request.body, let ref = request.connection, let requestID = request.requestID {
-                secrets[ref, default: [:]][requestID, default: PendingSecrets()].login = login
-            }
             process(request, op: op, submitted: submitted)
         }
     }
@@ -163,6 +160,9 @@ final class CoreRunner: @unchecked Sendable {
 
     func process(_ request: CoreRequest, op: String?, submitted: UInt64) {
         replyAudit.expect(request)
+        if sharedLoginThrottle != nil, case .beginLogin(let login, _, _) = request.body, let ref = request.connection, let requestID = request.requestID {
+            secrets[ref, default: [:]][requestID, default: PendingSecrets()].login = login
+        }
         if writesRefused != nil, request.effect == .write {
             refuseWrite(request)
             return
