@@ -67,7 +67,7 @@ let package = Package(
             name: "HuddleServer",
             dependencies: [
                 "HuddleIO", "HuddleCrypto", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore",
-                "HuddleWebApp", "HuddleBuildInfo",
+                "HuddleWebApp", "HuddleBuildInfo", "HuddleRedis",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
