@@ -6,9 +6,10 @@ import Testing
 
 /// HuddleClient with several server URLs (issue 14: any node of a cluster serves any client,
 /// and a node that dies must not strand its clients): it moves to the next URL when an attempt
-/// fails or a connection drops. Two single-node servers share nothing, so what is shown here is
-/// the moving and the reconnect logic running on the new node; resume across the nodes of one
-/// cluster is the cluster tests' part.
+/// fails or a connection drops. Two single-node servers share nothing, so with two servers what
+/// is shown is the moving and the reconnect logic running on the new node; exact resume across
+/// URLs is shown with two addresses of one server (a proxy in front of it standing in for a
+/// node that dies); resume across the nodes of one cluster is the cluster tests' part.
 @Suite(.ownThread) struct ClientFailoverTests {
     @Test func backoffOnlyBetweenFullRounds() {
         let policy = ReconnectPolicy(initialDelayMilliseconds: 100, maxDelayMilliseconds: 10_000, jitter: 0)
@@ -34,6 +35,45 @@ import Testing
         #expect(reason.lowercased().contains("refused"), "\(reason)")
         _ = try await client.ok("a request on the second node") { $0.ping(completion: $1) }
         client.shutDown()
+    }
+
+    /// The URL the client is on dies under traffic (a proxy, refusing from then on, in front of
+    /// the server whose own address is the second URL): the client moves to the second URL and
+    /// resumes there with no gap and no duplicate.
+    @Test func resumeAcrossURLsHasNoGapAndNoDuplicate() async throws {
+        let server = try await startHuddle()
+        let proxy = try TCPProxy(targetPort: server.port)
+        defer { proxy.stop() }
+        let publisherToken = try V1Client(port: server.port).signUp("moving_pub")
+        let subscriberToken = try V1Client(port: server.port).signUp("moving_sub")
+        let room = "room:moving"
+        let urls = [try ClientURL(proxy.url + "/v1"), try ClientURL(server.url + "/v1")]
+        let subscriber = try await ClientHarness(url: proxy.url, credentials: .token(subscriberToken)) { $0.urls = urls }
+        let publisher = try await ClientHarness(url: server.url, credentials: .token(publisherToken))
+        _ = try await subscriber.ok("subscribe") { $0.subscribe(room, completion: $1) }
+        let steady = await SteadyPublisher.start(on: publisher, channel: room, intervalMilliseconds: 5)
+        try await subscriber.waitFor("traffic on the first URL", timeout: 30) { _ in subscriber.publications(on: room).count >= 25 }
+
+        proxy.setRefusing(true)
+        proxy.cutAll(reset: true)
+        try await subscriber.waitUntilConnected(times: 2, timeout: 30)
+        #expect(await subscriber.run { $0.currentURL } == urls[1])
+        let afterMove = subscriber.publications(on: room).count
+        try await subscriber.waitFor("traffic on the second URL", timeout: 30) { _ in subscriber.publications(on: room).count >= afterMove + 25 }
+        steady.stop()
+        try await eventually(timeout: 60, "the publisher's last acknowledgement") { steady.acknowledged == steady.issued }
+        let total = steady.issued
+        #expect(steady.failures.isEmpty, "\(steady.failures)")
+        // A marker after everything: a duplicate replayed by the resume would arrive before it.
+        _ = try ProtocolClient.flood(room, count: 1, token: publisherToken, port: server.port)
+        try await subscriber.waitFor("the marker", timeout: 30) { _ in
+            subscriber.publications(on: room).contains { $0.offset == UInt64(total + 1) }
+        }
+        let offsets = subscriber.publications(on: room).map(\.offset)
+        #expect(offsets == (1...UInt64(total + 1)).map { $0 }, "no gap, no duplicate, in order")
+        #expect(subscriber.events.contains(.recovered(channel: room, recovered: true)))
+        subscriber.shutDown()
+        publisher.shutDown()
     }
 
     /// A node killed (kill -9) under a signed-in client with a subscription: the client moves to
