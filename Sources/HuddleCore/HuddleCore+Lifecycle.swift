@@ -25,10 +25,7 @@ extension HuddleCore {
             return fail(nil, requestID, CoreError(.badRequest, "no user \(username)"), into: &step)
         }
         let closing = connections.connections(of: username)
-        if !closing.isEmpty {
-            step.outputs.append(.closeConnections(closing, code: Self.revokedCloseCode, reason: "disconnected by the server"))
-            for connection in closing { forget(connection, at: time) }
-        }
+        close(closing, reason: "disconnected by the server", at: time, into: &step)
         reply(nil, requestID, .disconnected(count: closing.count), into: &step)
     }
 
@@ -83,8 +80,6 @@ extension HuddleCore {
         }
         guard !expired.isEmpty else { return }
         let closing = connections.connections(usingSessions: expired).filter { (connections[$0]?.identity?.expiresAt ?? .max) <= time }
-        guard !closing.isEmpty else { return }
-        step.outputs.append(.closeConnections(closing, code: Self.revokedCloseCode, reason: "session expired"))
-        for connection in closing { forget(connection, at: time) }
+        close(closing, reason: "session expired", at: time, into: &step)
     }
 }
