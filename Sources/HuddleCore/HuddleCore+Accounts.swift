@@ -198,7 +198,7 @@ extension HuddleCore {
     /// Binds the connection to its user; if that brings the user online, tells their friends.
     func signIn(_ connection: ConnectionRef, as identity: ConnectionIdentity, into step: inout CoreStep) {
         if connections.authenticate(connection, as: identity), presence.userConnected(identity.username) {
-            announcePresence(of: identity.username, online: true, into: &step)
+            localPresenceChanged(of: identity.username, online: true, into: &step)
         }
     }
 

@@ -42,7 +42,7 @@ extension HuddleCore {
     /// failures that left their window.
     func tick(at time: Int64, into step: inout CoreStep) {
         for user in presence.expire(at: time) {
-            announcePresence(of: user, online: false, into: &step)
+            localPresenceChanged(of: user, online: false, into: &step)
         }
         var purgeable = Set<[UInt8]>()
         while let next = sessionPurges.min, next.time <= time {
