@@ -65,7 +65,7 @@ extension CoreRequestBody {
             .read
         case .expireActivities:
             .write
-        case .presenceElsewhere, .nodeGone:
+        case .presenceElsewhere, .nodeGone, .localTick:
             .read
         }
     }
@@ -100,7 +100,7 @@ extension CoreRequest {
             }
         case .authorizePhotoUpload(let caller, _, _), .recordPhoto(let caller, _, _, _), .authorizePhotoRead(let caller, _, _):
             .photo(caller: caller)
-        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone:
+        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
             .none
         }
     }
@@ -115,7 +115,7 @@ extension CoreRequest {
             guard let connection, let requestID else { return nil }
             return (connection, requestID)
         case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
-             .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone:
+             .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
             return nil
         }
     }
@@ -126,7 +126,7 @@ extension CoreRequest {
         case .beginLogin, .authenticate: true
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
-             .presenceElsewhere, .nodeGone:
+             .presenceElsewhere, .nodeGone, .localTick:
             false
         }
     }

@@ -89,6 +89,8 @@ extension CoreRequestBody {
             return [("kind", .string("presence_elsewhere")), ("user", .string(user)), ("node", .string(node)), ("online", .bool(online))]
         case let .nodeGone(node):
             return [("kind", .string("node_gone")), ("node", .string(node))]
+        case .localTick:
+            return [("kind", .string("local_tick"))]
         }
     }
 
@@ -156,6 +158,8 @@ extension CoreRequestBody {
         case "node_gone":
             guard let node = string("node") else { return nil }
             self = .nodeGone(node: node)
+        case "local_tick":
+            self = .localTick
         default:
             return nil  // "operation" travels as a wire request, not as a body
         }

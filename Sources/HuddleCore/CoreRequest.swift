@@ -99,4 +99,8 @@ public enum CoreRequestBody: Sendable, Equatable {
     case presenceElsewhere(user: Username, node: String, online: Bool)
     /// The node stopped, or its lease ran out: nobody is online there any more.
     case nodeGone(node: String)
+    /// `tick`'s node-local part alone (grace expiry, closing connections whose session
+    /// expired, throttle purges), for a node not holding the ticker lease: the durable part
+    /// (purges, trims) reaches it as the ticker's commands.
+    case localTick
 }

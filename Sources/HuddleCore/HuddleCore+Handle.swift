@@ -65,6 +65,8 @@ extension HuddleCore {
             presenceElsewhere(user, on: node, online: online, into: &step)
         case let .nodeGone(node):
             nodeGone(node, into: &step)
+        case .localTick:
+            tickLocally(at: time, into: &step)
         }
         return step
     }

@@ -34,6 +34,7 @@ import Testing
         .expireActivities,
         CoreRequest(.presenceElsewhere(user: "alice", node: "node-2", online: true)),
         CoreRequest(.nodeGone(node: "node-2")),
+        CoreRequest(.localTick),
     ]
 
     @Test(arguments: samples) func readingWhatWasWrittenGivesTheRequestBack(_ request: CoreRequest) {

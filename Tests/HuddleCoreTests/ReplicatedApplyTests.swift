@@ -31,18 +31,21 @@ import Testing
         private(set) var compared: [EventKind: Int] = [:]
 
         /// Decides on A, applies A's commands on B, and checks B told its connections what A
-        /// told the corresponding ones. `localOnB` runs on B after the commands (B's own tick).
+        /// told the corresponding ones. `localOnB` runs on B first (B's own tick, which must
+        /// leave what is durable to A's commands).
         @discardableResult
         func step(_ request: CoreRequest, localOnB: CoreRequest? = nil, sourceLocation: SourceLocation = #_sourceLocation) -> CoreStep {
             let decided = a.handle(request)
-            var replicated = b.applyReplicated(decided.commands, at: a.time)
-            #expect(Self.events(in: replicated, through: { $0 }).count == replicated.count,
-                    "applyReplicated made more than events: \(replicated)", sourceLocation: sourceLocation)
+            var replicated: [CoreOutput] = []
             if let localOnB {
                 let local = b.handle(localOnB, at: a.time)
-                #expect(local.commands.isEmpty, "B's own \(localOnB) decided \(local.commands)", sourceLocation: sourceLocation)
+                #expect(local.commands.isEmpty, "B's own \(localOnB.body) decided \(local.commands)", sourceLocation: sourceLocation)
                 replicated += local.outputs
             }
+            let applied = b.applyReplicated(decided.commands, at: a.time)
+            #expect(Self.events(in: applied, through: { $0 }).count == applied.count,
+                    "applyReplicated made more than events: \(applied)", sourceLocation: sourceLocation)
+            replicated += applied
             let expected = Self.events(in: decided.outputs, through: { self.mirror[$0] ?? $0 })
             let got = Self.events(in: replicated, through: { $0 })
             #expect(got == expected, "for \(request.body)", sourceLocation: sourceLocation)
@@ -208,7 +211,7 @@ import Testing
         nodes.close(bobTablet)
         nodes.a.advance(2 * CoreHarness.day)
         nodes.step(.expireActivities)
-        let tick = nodes.step(.tick, localOnB: .tick)
+        let tick = nodes.step(.tick, localOnB: CoreRequest(.localTick))
         #expect(tick.commands.contains { if case .purgeExpiredSessions = $0 { true } else { false } })
         #expect(tick.commands.contains { if case .trimExpiredHistory = $0 { true } else { false } })
         #expect(tick.commands.contains { if case .forgetKeptResults = $0 { true } else { false } })
