@@ -11,12 +11,7 @@ import Testing
         defer { running.stop() }
         let pair = try UnixSocketPair(sendBuffer: 65536)
         defer { close(pair.peerEnd) }
-        let driver: TransportDriver = running.sync {
-            let transport = Transport(fd: pair.transportEnd, tls: nil, loop: running.loop, registeredEvents: EventLoop.readable)
-            let driver = TransportDriver(transport, handshakeFirst: false)
-            try! running.loop.register(pair.transportEnd, events: EventLoop.readable, handler: driver)
-            return driver
-        }
+        let driver = TransportDriver.registered(fd: pair.transportEnd, tls: nil, on: running, handshakeFirst: false)
         defer { running.sync { driver.transport.close() } }
 
         let (seenByWriter, queued, end): ([UInt8], Int, Transport.FlushEnd) = running.sync {
