@@ -62,9 +62,16 @@ extension CoreRequestBody {
             ] + Self.fields(of: session)
         case let .beginLogin(login, address, password):
             return [("kind", .string("begin_login")), ("login", .string(login)), ("address", .string(address)), ("password", .string(password))]
-        case let .finishLogin(username, passwordMatched, address, session):
-            return [("kind", .string("finish_login")), ("username", username.map(JSONValue.string) ?? .null), ("password_matched", .bool(passwordMatched)), ("address", .string(address))]
-                + Self.fields(of: session)
+        case let .finishLogin(username, passwordMatched, address, session, refusal):
+            var fields: [(String, JSONValue)] = [
+                ("kind", .string("finish_login")), ("username", username.map(JSONValue.string) ?? .null), ("password_matched", .bool(passwordMatched)),
+                ("address", .string(address)),
+            ] + Self.fields(of: session)
+            if let refusal {
+                fields += [("refusal_code", .string(refusal.code.rawValue)), ("refusal_message", .string(refusal.message))]
+                if let wait = refusal.retryAfterMilliseconds { fields.append(("refusal_retry_after_ms", .integer(Int(wait)))) }
+            }
+            return fields
         case let .authenticate(tokenHash):
             return [("kind", .string("authenticate")), ("token_hash", .hex(tokenHash))]
         case let .serverPublish(channel, type, data):
@@ -85,6 +92,12 @@ extension CoreRequestBody {
             return [("kind", .string("tick"))]
         case .expireActivities:
             return [("kind", .string("expire_activities"))]
+        case let .presenceElsewhere(user, node, online):
+            return [("kind", .string("presence_elsewhere")), ("user", .string(user)), ("node", .string(node)), ("online", .bool(online))]
+        case let .nodeGone(node):
+            return [("kind", .string("node_gone")), ("node", .string(node))]
+        case .localTick:
+            return [("kind", .string("local_tick"))]
         }
     }
 
@@ -118,7 +131,12 @@ extension CoreRequestBody {
             guard let matched = f["password_matched"]?.boolValue, let address = string("address"), let session = session() else { return nil }
             let username = f["username"]
             if let username, username != .null, username.stringValue == nil { return nil }
-            self = .finishLogin(username: username?.stringValue, passwordMatched: matched, address: address, session: session)
+            var refusal: CoreError?
+            if let code = string("refusal_code") {
+                guard let known = CoreErrorCode(rawValue: code), let message = string("refusal_message") else { return nil }
+                refusal = CoreError(known, message, retryAfterMilliseconds: f["refusal_retry_after_ms"]?.int64Value)
+            }
+            self = .finishLogin(username: username?.stringValue, passwordMatched: matched, address: address, session: session, refusal: refusal)
         case "authenticate":
             guard let tokenHash = bytes("token_hash") else { return nil }
             self = .authenticate(tokenHash: tokenHash)
@@ -146,6 +164,14 @@ extension CoreRequestBody {
             self = .tick
         case "expire_activities":
             self = .expireActivities
+        case "presence_elsewhere":
+            guard let user = string("user"), let node = string("node"), let online = f["online"]?.boolValue else { return nil }
+            self = .presenceElsewhere(user: user, node: node, online: online)
+        case "node_gone":
+            guard let node = string("node") else { return nil }
+            self = .nodeGone(node: node)
+        case "local_tick":
+            self = .localTick
         default:
             return nil  // "operation" travels as a wire request, not as a body
         }

@@ -99,10 +99,11 @@ extension HuddleCore {
     /// if the connection closed meanwhile (no session is opened for nobody).
     func finishLogin(
         _ connection: ConnectionRef, requestID: String, username: Username?, passwordMatched: Bool,
-        session: NewSession, at time: Int64, into step: inout CoreStep
+        session: NewSession, refusal: CoreError? = nil, at time: Int64, into step: inout CoreStep
     ) {
         guard let pending = connections.removePendingLogin(of: connection, requestID: requestID, username: username) else { return }
         loginThrottle.endVerification(account: pending.account, address: pending.address)
+        if let refusal { return fail(connection, requestID, refusal, into: &step) }
         guard passwordMatched, let username else {
             loginThrottle.recordFailure(account: pending.account, address: pending.address, at: time)
             return fail(connection, requestID, Self.wrongCredentials, into: &step)
@@ -166,12 +167,13 @@ extension HuddleCore {
             revoked = durableState.sessions[identity.tokenHash] == nil ? [] : [identity.tokenHash]
             closing = connections.connections(usingSessions: [identity.tokenHash])
         }
-        if !revoked.isEmpty {
-            record(.revokeSessions(username: identity.username, tokenHashes: revoked, time: time), into: &step)
-        }
+        let command = revoked.isEmpty ? nil : CoreCommand.revokeSessions(username: identity.username, tokenHashes: revoked, time: time)
+        if let command { record(command, into: &step) }
         reply(connection, requestID, .revoked(count: revoked.count), into: &step)
-        step.outputs.append(.closeConnections(closing, code: Self.revokedCloseCode, reason: "logged out"))
-        for connection in closing { forget(connection, at: time) }
+        // The revoked sessions' connections close as on any node (`tellLive`); the caller's too,
+        // should its session have gone already.
+        if let command { tellLive(after: command, at: time, into: &step) }
+        close(closing.filter { connections[$0] != nil }, reason: Self.loggedOutReason, at: time, into: &step)
     }
 
     func whoami(_ connection: ConnectionRef, requestID: String, into step: inout CoreStep) {
@@ -197,7 +199,7 @@ extension HuddleCore {
     /// Binds the connection to its user; if that brings the user online, tells their friends.
     func signIn(_ connection: ConnectionRef, as identity: ConnectionIdentity, into step: inout CoreStep) {
         if connections.authenticate(connection, as: identity), presence.userConnected(identity.username) {
-            announcePresence(of: identity.username, online: true, into: &step)
+            localPresenceChanged(of: identity.username, online: true, into: &step)
         }
     }
 
