@@ -1,5 +1,3 @@
-import HuddleIO
-
 /// A lease in Redis that one process of many holds at a time: the key names its holder and
 /// expires after `milliseconds` unless the holder renews it. A holder that dies or stalls stops
 /// renewing, and another takes the lease once it has expired. What the cluster's singletons
@@ -54,8 +52,7 @@ public final class RedisLease {
         guard !requestInFlight, lastRequestAt.map({ now - $0 >= milliseconds / 3 }) ?? true else { return false }
         requestInFlight = true
         lastRequestAt = now
-        let arguments = [bytes(key), bytes(holder), bytes("\(milliseconds)")]
-        client.send([bytes("EVAL"), bytes(Self.takeOrRenew), bytes("1")] + arguments) { [self] result in
+        client.evaluate(Self.takeOrRenew, keys: [bytes(key)], arguments: [bytes(holder), bytes("\(milliseconds)")]) { [self] result in
             requestInFlight = false
             switch result {
             case .success(.integer(let won)):
@@ -75,14 +72,14 @@ public final class RedisLease {
     /// at once rather than after it expires.
     public func release(done: @escaping (Result<Bool, RedisError>) -> Void = { _ in }) {
         heldUntil = .min
-        client.send([bytes("EVAL"), bytes(Self.releaseIfMine), bytes("1"), bytes(key), bytes(holder)]) { result in
+        client.evaluate(Self.releaseIfMine, keys: [bytes(key)], arguments: [bytes(holder)]) { result in
             done(result.flatMap { reply in
                 reply.integer.map { .success($0 == 1) } ?? .failure(.unexpectedReply(command: "lease release", reply: reply))
             })
         }
     }
 
-    private static let takeOrRenew = """
+    private static let takeOrRenew = RedisScript("""
         local current = redis.call('GET', KEYS[1])
         if current == ARGV[1] then
           redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -92,12 +89,12 @@ public final class RedisLease {
           return 1
         end
         return 0
-        """
+        """)
 
-    private static let releaseIfMine = """
+    private static let releaseIfMine = RedisScript("""
         if redis.call('GET', KEYS[1]) == ARGV[1] then
           return redis.call('DEL', KEYS[1])
         end
         return 0
-        """
+        """)
 }
