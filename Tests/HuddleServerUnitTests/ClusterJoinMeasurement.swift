@@ -49,4 +49,39 @@ struct ClusterJoinMeasurement {
               loadNewest (read, inflate, check, decode): \(loads.map(seconds).joined(separator: ", "))
             """)
     }
+
+    /// Redis memory while the log runs: entries appended, a snapshot every `entriesPerSnapshot`,
+    /// the log trimmed behind the older of the two kept. Memory follows the retained tail (one
+    /// to two snapshot intervals of entries), not the entries ever appended.
+    @Test func redisMemoryStaysBoundedWhileTheLogRuns() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let snapshots = environment["HUDDLE_CLUSTER_SNAPSHOTS"].flatMap { Int($0) } ?? 20
+        let entriesPerSnapshot = 5_000
+        let entry = [UInt8](repeating: UInt8(ascii: "c"), count: 300)
+        let redis = try await RedisProcess()
+        let shared = SharedDirectory()
+        defer { shared.remove() }
+        let node = try await SnapshotNode(redis: redis, sharedDirectory: shared.path, name: "a")
+        let state = SampleState.build(users: 2, messagesPerChat: 1)
+        var position: UInt64 = 0
+        var lines: [String] = []
+        for round in 1...snapshots {
+            for _ in 0..<(entriesPerSnapshot / 500) {
+                let batch = (1...500).map { offset in
+                    [Array("XADD".utf8), Array(ClusterKeys.log.utf8), Array("\(position + UInt64(offset))-0".utf8), Array("c".utf8), entry]
+                }
+                for result in await node.client.pipeline(batch) { _ = try result.get() }
+                position += 500
+            }
+            let peak = try await node.client.info("memory")["used_memory"] ?? "?"
+            let target = position
+            try await eventually("snapshot \(round) starts") { await node.snapshotIfDue(state, at: target) == .started }
+            try await eventually("snapshot \(round) is recorded") { node.metrics.position.load(ordering: .relaxed) == target }
+            let memory = try await node.client.info("memory")["used_memory"] ?? "?"
+            let length = try await node.client.command(["XLEN", ClusterKeys.log]).integer ?? -1
+            lines.append("  \(position) entries appended: used_memory \(peak) before the snapshot, \(memory) after; the stream holds \(length)")
+        }
+        await node.stop()
+        print("redis memory, \(entriesPerSnapshot) entries of \(entry.count) bytes per snapshot:\n" + lines.joined(separator: "\n"))
+    }
 }
