@@ -28,8 +28,8 @@ import Testing
         let redis = try await RedisProcess()
         let shared = SharedDirectory()
         defer { shared.remove() }
-        let a = try await SnapshotNode(redis: redis, sharedDirectory: shared.path, name: "a", leaseMilliseconds: 3_000)
-        let b = try await SnapshotNode(redis: redis, sharedDirectory: shared.path, name: "b", leaseMilliseconds: 3_000)
+        let a = try await SnapshotNode(redis: redis, sharedDirectory: shared.path, name: "a", leaseMilliseconds: 5_000)
+        let b = try await SnapshotNode(redis: redis, sharedDirectory: shared.path, name: "b", leaseMilliseconds: 5_000)
         let (stateA, stateB) = (SampleState.build(users: 4, messagesPerChat: 3, seed: 1), SampleState.build(users: 6, messagesPerChat: 2, seed: 2))
 
         try await Self.snapshot(a, stateA, at: 1)
@@ -80,6 +80,8 @@ import Testing
         #expect(node.metrics.logTrimmed.load(ordering: .relaxed) == 20)
         #expect(node.metrics.prometheusText().contains("huddle_cluster_log_trimmed_total 20\n"))
         #expect(node.metrics.prometheusText().contains("huddle_cluster_snapshot_position 30\n"))
+        // A single node (no ClusterSnapshots) shows none of them.
+        #expect(ClusterSnapshotMetrics().prometheusText() == "")
 
         // A node that applied up to 20 still finds the next entry; one at 15 was trimmed past.
         let first = try await node.firstLogPosition()
