@@ -15,10 +15,17 @@ extension RedisClient {
 
     /// XRANGE from `start` to `end` inclusive (nil: the stream's ends), at most `count` entries.
     public func xrange(_ stream: String, from start: RedisStreamID? = nil, to end: RedisStreamID? = nil, count: Int? = nil) async throws(RedisError) -> [RedisStreamEntry] {
+        try await onLoop { [self] in xrange(stream, from: start, to: end, count: count, reply: $0) }
+    }
+
+    /// XRANGE on the loop's thread, the entries as a callback there.
+    public func xrange(
+        _ stream: String, from start: RedisStreamID? = nil, to end: RedisStreamID? = nil, count: Int? = nil,
+        reply: @escaping (Result<[RedisStreamEntry], RedisError>) -> Void
+    ) {
         var arguments = ["XRANGE", stream, start?.description ?? "-", end?.description ?? "+"]
         if let count { arguments += ["COUNT", "\(count)"] }
-        let reply = try await command(arguments)
-        return try entries(reply, command: "XRANGE")
+        send(arguments.map(bytes)) { [self] result in reply(result.flatMap { reply in Result { () throws(RedisError) in try entries(reply, command: "XRANGE") } }) }
     }
 
     /// XREAD [BLOCK]: the entries of `stream` after `after`, waiting up to `blockMilliseconds`
@@ -35,6 +42,63 @@ extension RedisClient {
             throw .unexpectedReply(command: "XREAD", reply: reply)
         }
         return try entries(pair[1], command: "XREAD")
+    }
+
+    /// XTRIM MINID (exact, not `~`): removes the entries of `stream` below `minimumID`; how many
+    /// went. Their IDs stay taken: an explicit-ID XADD at or below them is still refused.
+    public func xtrim(_ stream: String, minimumID: RedisStreamID, reply: @escaping (Result<Int, RedisError>) -> Void) {
+        send([bytes("XTRIM"), bytes(stream), bytes("MINID"), bytes(minimumID.description)]) { result in
+            reply(Self.integer(result, command: "XTRIM"))
+        }
+    }
+
+    public func xtrim(_ stream: String, minimumID: RedisStreamID) async throws(RedisError) -> Int {
+        try await onLoop { [self] in xtrim(stream, minimumID: minimumID, reply: $0) }
+    }
+
+    // Sorted sets: members with a score, kept in score order.
+
+    /// ZADD one member (its score replaced if it is there): 1 when it was new.
+    public func zadd(_ key: String, score: Double, member: String, reply: @escaping (Result<Int, RedisError>) -> Void) {
+        send([bytes("ZADD"), bytes(key), bytes(Self.scoreText(score)), bytes(member)]) { reply(Self.integer($0, command: "ZADD")) }
+    }
+
+    public func zadd(_ key: String, score: Double, member: String) async throws(RedisError) -> Int {
+        try await onLoop { [self] in zadd(key, score: score, member: member, reply: $0) }
+    }
+
+    /// ZRANGE `start` `stop` WITHSCORES by rank, lowest score first (negative ranks count from
+    /// the highest: -1 is the last); empty when the key does not exist.
+    public func zrange(
+        _ key: String, from start: Int, to stop: Int, reply: @escaping (Result<[(member: String, score: Double)], RedisError>) -> Void
+    ) {
+        send([bytes("ZRANGE"), bytes(key), bytes("\(start)"), bytes("\(stop)"), bytes("WITHSCORES")]) { result in
+            reply(result.flatMap { reply in
+                // RESP2's flat shape: member, score, member, score, …
+                guard let flat = reply.elements, flat.count % 2 == 0 else { return .failure(.unexpectedReply(command: "ZRANGE", reply: reply)) }
+                var members: [(member: String, score: Double)] = []
+                for index in stride(from: 0, to: flat.count, by: 2) {
+                    guard let member = flat[index].string, let score = flat[index + 1].string.flatMap(Double.init) else {
+                        return .failure(.unexpectedReply(command: "ZRANGE", reply: reply))
+                    }
+                    members.append((member, score))
+                }
+                return .success(members)
+            })
+        }
+    }
+
+    public func zrange(_ key: String, from start: Int = 0, to stop: Int = -1) async throws(RedisError) -> [(member: String, score: Double)] {
+        try await onLoop { [self] in zrange(key, from: start, to: stop, reply: $0) }
+    }
+
+    /// ZREM: how many of `members` were in the set.
+    public func zrem(_ key: String, _ members: [String], reply: @escaping (Result<Int, RedisError>) -> Void) {
+        send([bytes("ZREM"), bytes(key)] + members.map(bytes)) { reply(Self.integer($0, command: "ZREM")) }
+    }
+
+    public func zrem(_ key: String, _ members: [String]) async throws(RedisError) -> Int {
+        try await onLoop { [self] in zrem(key, members, reply: $0) }
     }
 
     /// SET NX PX: sets `key` only if it does not exist, expiring after `milliseconds` (a lease).
@@ -120,6 +184,23 @@ extension RedisClient {
             fields[String(line[..<colon])] = String(line[line.index(after: colon)...])
         }
         return fields
+    }
+
+    private static func integer(_ result: Result<RedisReply, RedisError>, command name: String) -> Result<Int, RedisError> {
+        result.flatMap { reply in reply.integer.map { .success(Int($0)) } ?? .failure(.unexpectedReply(command: name, reply: reply)) }
+    }
+
+    /// A score as Redis reads it back exactly: integral scores (log positions) without a fraction.
+    private static func scoreText(_ score: Double) -> String {
+        score == score.rounded() && abs(score) < 1e15 ? "\(Int64(score))" : "\(score)"
+    }
+
+    /// The any-thread form of a loop-thread command: `body` runs on the loop, its reply is awaited.
+    private func onLoop<Value: Sendable>(_ body: @escaping @Sendable (@escaping (Result<Value, RedisError>) -> Void) -> Void) async throws(RedisError) -> Value {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, RedisError>, Never>) in
+            loop.execute { body { continuation.resume(returning: $0) } }
+        }
+        return try result.get()
     }
 
     private func integer(_ arguments: [String], command name: String) async throws(RedisError) -> Int {

@@ -64,6 +64,7 @@ final class ServerMetrics: Sendable {
     let push = PushMetrics()
     let photoUploads: PhotoUploads
     let passwordHashes = PasswordHashMetrics()
+    let clusterSnapshots = ClusterSnapshotMetrics()
     /// Bytes of requests held (decompressed) behind sign-ins still being decided, all
     /// connections together: a gauge, and the server-wide bound's running total.
     let heldBehindSignIn = Atomic<Int>(0)
@@ -178,6 +179,7 @@ final class ServerMetrics: Sendable {
         text += push.prometheusText()
         text += photoUploads.prometheusText()
         text += passwordHashes.prometheusText()
+        text += clusterSnapshots.prometheusText()
         text += "# HELP huddle_signin_held_bytes Bytes of requests waiting behind sign-ins still being decided.\n"
         text += "# TYPE huddle_signin_held_bytes gauge\n"
         text += "huddle_signin_held_bytes \(heldBehindSignIn.load(ordering: .relaxed))\n"

@@ -2,17 +2,17 @@ import HuddleIO
 import HuddleRedis
 
 /// An event loop on its own thread for one test, stopped and joined by `stop()`.
-final class RunningLoop: Sendable {
-    let loop: EventLoop
+public final class RunningLoop: Sendable {
+    public let loop: EventLoop
     private let thread: LoopThread
 
-    init() throws {
+    public init() throws {
         let loop = try EventLoop(index: 0, readBufferSize: 4096)
         self.loop = loop
         thread = try LoopThread.spawn(name: "redis-test") { loop.run() }
     }
 
-    func stop() {
+    public func stop() {
         loop.stop()
         thread.join()
     }
@@ -20,7 +20,7 @@ final class RunningLoop: Sendable {
 
 /// Runs `body` with `count` clients of `url` on a loop thread of their own, each connected
 /// first; closes them and stops the loop afterwards, whatever `body` does.
-func withClients<Result>(
+public func withClients<Result>(
     _ count: Int = 1, of url: String, options: RedisClient.Options = .init(),
     _ body: ([RedisClient], RunningLoop) async throws -> Result
 ) async throws -> Result {
