@@ -111,18 +111,23 @@ let package = Package(
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore", "HuddleProtocol"], exclude: ["Records/Golden"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
-        .testTarget(name: "HuddleRedisTests", dependencies: ["HuddleRedis", "HuddleIO", "CHiredis", "ChildProcessExit"]),
+        .testTarget(name: "HuddleRedisTests", dependencies: ["HuddleRedis", "HuddleIO", "CHiredis", "ChildProcessExit", "RedisTestSupport"]),
         // The server's state machines in process, without sockets (reply order, reply audit).
         .testTarget(
             name: "HuddleServerUnitTests",
             dependencies: ["HuddleServer", "HuddleCore", "HuddleProtocol", "HuddleIO", .product(name: "Logging", package: "swift-log")]),
         // Test support shared by the test targets that start processes.
         .target(name: "ChildProcessExit", path: "Tests/ChildProcessExit"),
+        // Real redis-server, replica and Sentinel processes for the Redis and cluster tests.
+        .target(name: "RedisTestSupport", dependencies: ["HuddleRedis", "CHiredis", "ChildProcessExit"], path: "Tests/RedisTestSupport"),
         .testTarget(name: "LoadTestTests", dependencies: ["huddle-loadtest", "ChildProcessExit"]),
         .testTarget(name: "HuddleChatTests", dependencies: ["huddle-chat", "HuddleClient", "HuddleProtocol"]),
         .testTarget(
             name: "HuddleServerTests",
-            dependencies: ["HuddleWebSocket", "HuddleIO", "HuddleCrypto", "HuddleProtocol", "HuddleClient", "ChildProcessExit", "CHuddleShims"],
+            dependencies: [
+                "HuddleWebSocket", "HuddleIO", "HuddleCrypto", "HuddleProtocol", "HuddleClient", "ChildProcessExit", "CHuddleShims",
+                "RedisTestSupport",
+            ],
             exclude: ["Python", "Data"]
         ),
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import HuddleRedis
+import RedisTestSupport
 import Testing
 
 /// Three writers (three nodes' worth of clients) appending to one log for a few seconds, one

@@ -1,5 +1,6 @@
 import ChildProcessExit
 import HuddleRedis
+import RedisTestSupport
 import Testing
 
 /// The client against a real redis-server: each command's reply typed, errors told apart,

@@ -1,5 +1,6 @@
 import ChildProcessExit
 import HuddleRedis
+import RedisTestSupport
 import Testing
 
 /// Redis dies under the client: what was acknowledged stays (AOF, `appendfsync always`), what

@@ -1,5 +1,6 @@
 import ChildProcessExit
 import HuddleRedis
+import RedisTestSupport
 import Testing
 
 /// The conditional appends the shared log can rest on: never two entries for one retried

@@ -1,5 +1,6 @@
 import ChildProcessExit
 import HuddleRedis
+import RedisTestSupport
 import Testing
 
 /// A Sentinel-managed Redis: the master found through Sentinel, and followed through a failover.

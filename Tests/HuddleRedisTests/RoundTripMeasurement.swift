@@ -2,6 +2,7 @@ import CHiredis
 import Foundation
 import Synchronization
 import HuddleRedis
+import RedisTestSupport
 import Testing
 
 /// Redis round trips per second on this machine, for the choice of I/O model and of the log's

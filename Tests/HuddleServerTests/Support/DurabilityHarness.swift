@@ -30,18 +30,19 @@ final class DurableServer: @unchecked Sendable {
     /// out. The default 2 s would then cut the drain or give the snapshot up (README, "Shutdown").
     static let patientExit = ["--exit-budget", "60"]
 
-    /// Arguments every durability test passes: loopback, free port, cheap password hashing.
-    static func baseArguments(dataDirectory: URL) -> [String] {
-        ["--host", "127.0.0.1", "--port", "0", "--threads", "2", "--log-level", "info", "--kdf-iterations", "1000",
+    /// Arguments every durability test passes: loopback, a free port (or `port`, for a server
+    /// restarted where its clients know it), cheap password hashing.
+    static func baseArguments(dataDirectory: URL, port: Int = 0) -> [String] {
+        ["--host", "127.0.0.1", "--port", "\(port)", "--threads", "2", "--log-level", "info", "--kdf-iterations", "1000",
          "--data-dir", dataDirectory.path]
     }
 
     /// Starts the server; `fileSizeBlocks` runs it under `ulimit -f` (512-byte blocks in dash).
-    private init(_ arguments: [String], dataDirectory: URL, fileSizeBlocks: Int?) async throws {
+    private init(_ arguments: [String], dataDirectory: URL, port: Int, fileSizeBlocks: Int?) async throws {
         self.dataDirectory = dataDirectory
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-log-\(UUID().uuidString).txt")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let all = Self.baseArguments(dataDirectory: dataDirectory) + arguments
+        let all = Self.baseArguments(dataDirectory: dataDirectory, port: port) + arguments
         let executable: URL
         let executableArguments: [String]
         if let blocks = fileSizeBlocks {
@@ -60,8 +61,10 @@ final class DurableServer: @unchecked Sendable {
     }
 
     /// Starts a server and waits until it listens or exits.
-    static func launch(_ arguments: [String] = [], dataDirectory: URL, fileSizeBlocks: Int? = nil, timeout: Double = 30) async throws -> Start {
-        let server = try await DurableServer(arguments, dataDirectory: dataDirectory, fileSizeBlocks: fileSizeBlocks)
+    static func launch(
+        _ arguments: [String] = [], dataDirectory: URL, port: Int = 0, fileSizeBlocks: Int? = nil, timeout: Double = 30
+    ) async throws -> Start {
+        let server = try await DurableServer(arguments, dataDirectory: dataDirectory, port: port, fileSizeBlocks: fileSizeBlocks)
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let log = server.logText

@@ -5,30 +5,30 @@ import Foundation
 /// temporary directory, the configuration the issue asks for (AOF, `appendfsync always`), tied
 /// to the test process (`ServerLauncher`: SIGKILL when it dies) and killed, its directory
 /// removed, when the object goes. Ready means it answered PING.
-final class RedisProcess: @unchecked Sendable {
-    enum Role {
+public final class RedisProcess: @unchecked Sendable {
+    public enum Role: Sendable {
         case primary
         case replica(of: Int)
         /// A Sentinel monitoring the primary on this port as `mymaster`, quorum 1.
         case sentinel(monitoring: Int)
     }
 
-    static let masterName = "mymaster"
-    let role: Role
-    let directory: URL
-    private(set) var port = 0
+    public static let masterName = "mymaster"
+    public let role: Role
+    public let directory: URL
+    public private(set) var port = 0
     private var process = Process()
 
-    var endpoint: String { "redis://127.0.0.1:\(port)" }
-    var logText: String { (try? String(contentsOf: directory.appendingPathComponent("redis.log"), encoding: .utf8)) ?? "" }
+    public var endpoint: String { "redis://127.0.0.1:\(port)" }
+    public var logText: String { (try? String(contentsOf: directory.appendingPathComponent("redis.log"), encoding: .utf8)) ?? "" }
 
-    init(_ role: Role = .primary) async throws {
+    public init(_ role: Role = .primary) async throws {
         self.role = role
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         // Another process can take the free port between the probe and redis's bind: try anew.
         for attempt in 1...5 {
-            port = try Self.freePort()
+            port = try FreePort.take()
             do {
                 try await launch()
                 return
@@ -44,7 +44,7 @@ final class RedisProcess: @unchecked Sendable {
     }
 
     /// SIGKILL, and wait until the kernel reports it gone (its port and files are then free).
-    func kill9() async throws {
+    public func kill9() async throws {
         kill(process.processIdentifier, SIGKILL)
         let deadline = Date().addingTimeInterval(10)
         while !process.hasExited {
@@ -54,11 +54,11 @@ final class RedisProcess: @unchecked Sendable {
     }
 
     /// SIGSTOP: it keeps its connections open and answers nothing, like a partitioned host.
-    func pause() { kill(process.processIdentifier, SIGSTOP) }
-    func resume() { kill(process.processIdentifier, SIGCONT) }
+    public func pause() { kill(process.processIdentifier, SIGSTOP) }
+    public func resume() { kill(process.processIdentifier, SIGCONT) }
 
     /// Starts it again on the same port and directory (its AOF): what an operator's restart does.
-    func restart() async throws {
+    public func restart() async throws {
         guard process.hasExited else { throw TestFailure("restart of a redis that still runs") }
         try await launch()
     }
@@ -101,25 +101,4 @@ final class RedisProcess: @unchecked Sendable {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// A port nothing listens on right now, from the kernel (bind to port 0, read it, close).
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw TestFailure("bind: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

@@ -1,0 +1,140 @@
+import ChildProcessExit
+import Foundation
+import RedisTestSupport
+
+/// A Huddle cluster for one test (issue 14): a real `redis-server` (AOF, `appendfsync always`,
+/// a free loopback port, a temporary directory: `RedisProcess`) and N `huddle` nodes joined to
+/// it, each on its own port and data directory, all on one shared directory (photos,
+/// snapshots). Nodes are numbered from 0. Every process is tied to the test process
+/// (`ServerLauncher`) and killed, every directory removed, when the harness goes.
+///
+/// A node keeps its port and data directory across a kill and a restart, so a client that
+/// knows the cluster's URLs finds it again; Redis restarts on its own port and AOF.
+final class ClusterHarness: @unchecked Sendable {
+    let redis: RedisProcess
+    let sharedDirectory: URL
+    /// Flags every node gets besides the cluster's own (a webhook, a presence grace, …).
+    let nodeArguments: [String]
+    private var nodes: [Node]
+
+    private struct Node {
+        let name: String
+        var port: Int
+        let dataDirectory: URL
+        var server: DurableServer?
+    }
+
+    /// Starts Redis and `count` nodes, and waits until every node's /healthz says 200.
+    init(nodes count: Int = 3, arguments: [String] = []) async throws {
+        redis = try await RedisProcess()
+        sharedDirectory = try ServerProcess.makeDataDirectory()
+        nodeArguments = arguments
+        nodes = try (1...count).map { number in
+            Node(name: "node-\(number)", port: 0, dataDirectory: try ServerProcess.makeDataDirectory(), server: nil)
+        }
+        for index in nodes.indices { try await start(index, newPort: true) }
+        for index in nodes.indices { try await waitUntilHealthy(index) }
+    }
+
+    deinit {
+        for node in nodes {
+            if let server = node.server, !server.process.hasExited { kill(server.pid, SIGKILL) }
+            try? FileManager.default.removeItem(at: node.dataDirectory)
+        }
+        try? FileManager.default.removeItem(at: sharedDirectory)
+    }
+
+    var count: Int { nodes.count }
+    var indices: Range<Int> { nodes.indices }
+
+    func name(_ node: Int) -> String { nodes[node].name }
+    func port(_ node: Int) -> Int { nodes[node].port }
+    /// The node's `ws://` base URL (`/v1` is the client's to add).
+    func url(_ node: Int) -> String { "ws://127.0.0.1:\(nodes[node].port)" }
+    /// Every node's URL, in node order: what a client that moves on failure is given.
+    var urls: [String] { nodes.indices.map(url) }
+
+    /// The running process of `node` (its log, its pid); throws when it is down.
+    func server(_ node: Int) throws -> DurableServer {
+        guard let server = nodes[node].server, !server.process.hasExited else { throw TestFailure("\(nodes[node].name) is not running") }
+        return server
+    }
+
+    /// Every node's log so far, each under its name: what a failing test prints.
+    var logs: String {
+        nodes.map { node in "=== \(node.name) (port \(node.port))\n\(node.server?.logText ?? "(never started)")" }
+            .joined(separator: "\n") + "\n=== redis\n\(redis.logText)"
+    }
+
+    // MARK: Faults
+
+    /// SIGKILL to `node`, waiting until the kernel reports it gone.
+    func kill9(node: Int) {
+        nodes[node].server?.kill9()
+    }
+
+    /// SIGTERM to `node` and its graceful exit; returns the exit status.
+    @discardableResult
+    func stop(node: Int) async throws -> Int32 {
+        guard let server = nodes[node].server else { throw TestFailure("\(nodes[node].name) was never started") }
+        return try await server.stop(timeout: 30)
+    }
+
+    /// Starts `node` again on its port and data directory, and waits until it is healthy.
+    func restart(node: Int) async throws {
+        if let server = nodes[node].server, !server.process.hasExited { throw TestFailure("restart of \(nodes[node].name), which still runs") }
+        try await start(node, newPort: false)
+        try await waitUntilHealthy(node)
+    }
+
+    /// SIGKILL to redis-server, waiting until it is gone.
+    func kill9Redis() async throws { try await redis.kill9() }
+
+    /// redis-server again on its port and AOF (nodes reconnect by themselves).
+    func restartRedis() async throws { try await redis.restart() }
+
+    // MARK: Health
+
+    /// Waits until `node` answers GET /healthz with 200: it reaches Redis and has caught up.
+    func waitUntilHealthy(_ node: Int, timeout: Double = 60) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            guard let server = nodes[node].server else { throw TestFailure("\(nodes[node].name) was never started") }
+            if let status = server.process.exitStatusIfExited {
+                throw TestFailure("\(nodes[node].name) exited (\(status)) before it was healthy; log:\n\(server.logText)")
+            }
+            if (try? HTTPExchange(port: nodes[node].port, "GET", "/healthz"))?.status == 200 { return }
+            guard Date() < deadline else {
+                throw TestFailure("\(nodes[node].name) not healthy within \(timeout) s; log:\n\(server.logText)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// The node's /metrics.
+    func metrics(_ node: Int) throws -> PrometheusText { try PrometheusText.fetch(port: nodes[node].port) }
+
+    // MARK: Starting
+
+    private func arguments(for node: Node) -> [String] {
+        ["--redis", redis.endpoint, "--node-name", node.name, "--shared-dir", sharedDirectory.path] + nodeArguments
+    }
+
+    /// Launches the node's process. A first start takes a free port, and another when some other
+    /// process took it between the probe and the bind; a restart must have its own port back.
+    private func start(_ index: Int, newPort: Bool) async throws {
+        for attempt in 1...5 {
+            if newPort { nodes[index].port = try FreePort.take() }
+            let node = nodes[index]
+            switch try await DurableServer.launch(arguments(for: node), dataDirectory: node.dataDirectory, port: node.port, timeout: 60) {
+            case .listening(let server):
+                nodes[index].server = server
+                return
+            case .exited(let status, let log):
+                guard newPort, attempt < 5, log.contains("already in use") else {
+                    throw TestFailure("\(node.name) exited with \(status) instead of listening; log:\n\(log)")
+                }
+            }
+        }
+    }
+}
