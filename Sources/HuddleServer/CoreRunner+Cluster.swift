@@ -35,7 +35,7 @@ extension CoreRunner {
             clusterTurn.waiting.append(ClusterTurnState.WaitingRequest(request: request, op: op, submitted: submitted))
             return false
         }
-        if clusterTurn.checkpoint == nil { clusterTurn.checkpoint = core.checkpoint() }
+        if clusterTurn.checkpoint == nil { clusterTurn.checkpoint = core.turnCheckpoint() }
         return true
     }
 
@@ -69,8 +69,9 @@ extension CoreRunner {
         }
     }
 
-    /// Another node appended first: apply what this node missed, then decide the turn's writes
-    /// again on top of it (reads and requests that changed nothing stand as answered).
+    /// Another node appended first: the turn is taken back whole (its outputs were all held),
+    /// the entries this node missed applied, and every request of the turn decided again in
+    /// its order on top of them.
     private func decideAgain() {
         guard let cluster, let checkpoint = clusterTurn.checkpoint else { return }
         cluster.fetchMissed { [unowned self] error in
@@ -80,10 +81,11 @@ extension CoreRunner {
             }
             core.restore(checkpoint)
             applyLogEntries()
-            clusterTurn.checkpoint = core.checkpoint()
+            clusterTurn.checkpoint = core.turnCheckpoint()
             let now = WallClock.milliseconds()
-            for index in turn.indices where !turn[index].step.commands.isEmpty {
+            for index in turn.indices where turn[index].refusal == nil {
                 turn[index].step = core.handle(turn[index].request, at: now)
+                if turn[index].routed != nil { turn[index].routed = routeRead(turn[index]) }
             }
             let commands = turn.flatMap(\.step.commands)
             if commands.isEmpty {
@@ -100,7 +102,7 @@ extension CoreRunner {
     /// The append failed or its outcome is unknown: the turn's writes are taken back and
     /// answered `unavailable`, and writes are refused until the writer reconnects.
     private func takeTurnBack(because reason: String) {
-        if let checkpoint = clusterTurn.checkpoint { core.restore(checkpoint) }
+        if let checkpoint = clusterTurn.checkpoint { core.restore(checkpoint.durable) }
         refuseWrites(because: "the shared log (Redis) did not take a turn: \(reason)")
         finishTurn(logged: false)
         turnDone()

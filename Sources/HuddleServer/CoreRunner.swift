@@ -187,7 +187,7 @@ final class CoreRunner: @unchecked Sendable {
     /// read of this turn (from any of the user's connections) already finds the budget spent;
     /// the encoded outputs wait in the turn for their place in the reply order. A read changes
     /// nothing, so there is nothing for the log to confirm first.
-    private func routeRead(_ handled: HandledRequest) -> [[LoopDelivery]] {
+    func routeRead(_ handled: HandledRequest) -> [[LoopDelivery]] {
         let pending = outbox
         outbox = Array(repeating: [], count: ioLoops.count)
         var replyBytes = 0

@@ -58,18 +58,22 @@ final class ClusterLog {
 
     /// On the core loop, before its first turn.
     func start() {
-        writer.onStatusChange = { [unowned self] address, error in
-            metrics.writerConnected.store(address != nil, ordering: .relaxed)
-            if let address {
-                logger.notice("shared log writer connected to Redis", metadata: ["address": "\(address)"])
-                renewLease()
-            } else if let error {
-                logger.error("shared log writer lost Redis", metadata: ["error": "\(error)"])
-            }
-            onWriterStatus(address != nil)
-        }
+        writer.onStatusChange = { [unowned self] address, error in writerStatusChanged(address, error) }
+        // Connected already if the connect finished within the client's first task.
+        if let address = writer.connectedAddress { writerStatusChanged(address, nil) }
         _ = loop.schedule(after: Self.leaseRenewalMilliseconds, repeating: Self.leaseRenewalMilliseconds) { [unowned self] in renewLease() }
         read()
+    }
+
+    private func writerStatusChanged(_ address: RedisAddress?, _ error: RedisError?) {
+        metrics.writerConnected.store(address != nil, ordering: .relaxed)
+        if let address {
+            logger.notice("shared log writer connected to Redis", metadata: ["address": "\(address)"])
+            renewLease()
+        } else if let error {
+            logger.error("shared log writer lost Redis", metadata: ["error": "\(error)"])
+        }
+        onWriterStatus(address != nil)
     }
 
     func close() {

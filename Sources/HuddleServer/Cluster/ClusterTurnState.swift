@@ -2,9 +2,9 @@ import HuddleCore
 
 /// The core thread's cluster-mode turn state (`CoreRunner+Cluster`).
 struct ClusterTurnState {
-    /// The durable state before the open turn's first request: what a refused or failed append
-    /// goes back to.
-    var checkpoint: CoreCheckpoint?
+    /// The core before the open turn's first request: what a refused append goes back to
+    /// (whole), or a failed one (its durable part).
+    var checkpoint: CoreTurnCheckpoint?
     /// A turn's append is in flight: its outputs are held, and new requests wait in `waiting`.
     var appending = false
     /// Requests that arrived during the append, unhandled: the next turn (group commit).

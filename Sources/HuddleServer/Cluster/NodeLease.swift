@@ -38,8 +38,7 @@ enum NodeLease {
         let outcome = Mutex<Result<Bool, RedisError>?>(nil)
         let client = RedisClient(endpoint: settings.redis, loop: loop)
         loop.execute {
-            client.onStatusChange = { address, _ in
-                guard address != nil else { return }
+            let claim = {
                 client.send([
                     Array("SET".utf8), Array(key(settings.nodeName).utf8), Array(holder.utf8), Array("NX".utf8), Array("PX".utf8),
                     Array("\(ClusterLog.leaseMilliseconds)".utf8),
@@ -47,6 +46,9 @@ enum NodeLease {
                     outcome.withLock { $0 = $0 ?? result.map { $0 == .status("OK") } }
                 }
             }
+            // Connected already if the connect finished within the client's first task.
+            if client.connectedAddress != nil { claim() }
+            client.onStatusChange = { address, _ in if address != nil { claim() } }
         }
         let deadline = MonotonicClock.milliseconds() + timeout
         var result: Result<Bool, RedisError>?

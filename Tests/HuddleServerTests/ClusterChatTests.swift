@@ -1,0 +1,114 @@
+import ChildProcessExit
+import Foundation
+import Testing
+
+/// Cluster mode's runtime (issue 14): the turn appended to the shared log at P+1, the reader
+/// applying other nodes' entries, writes refused while Redis is down, and compare-and-append
+/// under contention. Real `redis-server` and real `huddle` nodes (ClusterHarness), over sockets.
+@Suite(.ownThread) struct ClusterChatTests {
+    /// Friends across nodes without waiting for the request's event: `answerer` accepts as soon
+    /// as its node has applied the request made on the other node.
+    static func befriend(_ asker: ProtocolClient, _ answerer: ProtocolClient, _ askerName: String, _ answererName: String) async throws {
+        try asker.ok("friend_request", ["user": answererName])
+        try await untilHolds("\(answererName)'s node has the request") {
+            JSON.bool(try answerer.request("friend_accept", ["user": askerName])["ok"]) == true
+        }
+    }
+
+    static func offsets(_ result: JSONObject) -> [Int] {
+        ((result["publications"] as? [JSONObject]) ?? []).compactMap { JSON.int($0["offset"]) }
+    }
+
+    @Test func friendsOnTwoNodesChatLiveThenReadHistoryUnreadAndResumeOnAThird() async throws {
+        let cluster = try await ClusterHarness(nodes: 3)
+        let (alice, _) = try ProtocolClient.signedUp("alice", port: cluster.port(0))
+        let (bob, bobToken) = try ProtocolClient.signedUp("bob", port: cluster.port(1))
+        try await Self.befriend(alice, bob, "alice", "bob")
+        let room = "chat:alice~bob"
+        try await untilHolds("alice's node knows the friendship") { JSON.bool(try alice.request("subscribe", ["channel": room])["ok"]) == true }
+        try bob.subscribe(room)
+
+        let first = try alice.publish(room, ["text": "hi bob"])
+        let epoch = try #require(first["epoch"] as? String)
+        #expect(JSON.int(first["offset"]) == 1)
+        let atBob = try bob.nextPublication(on: room)
+        #expect(JSON.int(atBob["offset"]) == 1 && atBob["from"] as? String == "alice", "\(JSON.text(atBob))")
+        #expect(JSON.int(try bob.publish(room, ["text": "hi alice"])["offset"]) == 2)
+        let atAlice = try alice.nextEvent { $0["channel"] as? String == room && JSON.int($0["offset"]) == 2 }
+        #expect(JSON.int(atAlice["offset"]) == 2 && atAlice["from"] as? String == "bob", "\(JSON.text(atAlice))")
+
+        // Bob leaves at offset 2; alice writes on; bob comes back on node 3 and resumes.
+        shutdown(bob.raw.fd, Int32(SHUT_RDWR))
+        for text in ["three", "four"] { try alice.publish(room, ["text": text]) }
+        let bobOnThird = try ProtocolClient(port: cluster.port(2))
+        try await untilHolds("node 3 has applied the log through offset 4") {
+            guard JSON.bool(try bobOnThird.request("auth", ["token": bobToken])["ok"]) == true else { return false }
+            return Self.offsets(try bobOnThird.ok("history", ["channel": room, "limit": 10])).first == 4
+        }
+        let unread = try bobOnThird.ok("unread")
+        #expect(JSON.int(unread["total"]) == 2, "bob read up to his own message: \(JSON.text(unread))")
+        let resumed = try bobOnThird.subscribe(room, since: (epoch, 2))
+        #expect(JSON.bool(resumed["recovered"]) == true && Self.offsets(resumed) == [3, 4], "\(JSON.text(resumed))")
+        try alice.publish(room, ["text": "five"])
+        #expect(JSON.int(try bobOnThird.nextPublication(on: room)["offset"]) == 5)
+    }
+
+    @Test func writesWhileRedisIsDownAnswerUnavailableAndNothingAcknowledgedIsLost() async throws {
+        let cluster = try await ClusterHarness(nodes: 2)
+        let (alice, token) = try ProtocolClient.signedUp("alice", port: cluster.port(0))
+        let room = "room:outage"
+        var acknowledged = try alice.publishAll(room, (1...5).map { ["n": $0] })
+
+        try await cluster.kill9Redis()
+        #expect(try alice.errorCode("publish", ["channel": room, "data": ["n": 6]]) == "unavailable")
+        try await untilHolds("/healthz says 503 and the writer is down") {
+            let status = (try? HTTPExchange(port: cluster.port(0), "GET", "/healthz"))?.status
+            return try status == 503 && cluster.metrics(0).value("huddle_redis_connected") == 0
+        }
+        #expect(JSON.int(try alice.ok("history", ["channel": room, "limit": 10])["offset"]) == 5, "reads go on from the node's copy")
+
+        try await cluster.restartRedis()
+        try await untilHolds("writes are taken again") {
+            let reply = try alice.request("publish", ["channel": room, "data": ["n": 7]])
+            guard JSON.bool(reply["ok"]) == true else { return false }
+            acknowledged.append(try #require(JSON.int((reply["result"] as? JSONObject)?["offset"])))
+            return true
+        }
+        #expect(acknowledged == Array(1...6), "acknowledged offsets follow on without a gap: \(acknowledged)")
+        let onOther = try ProtocolClient(port: cluster.port(1))
+        try await untilHolds("node 2 has every acknowledged write") {
+            guard JSON.bool(try onOther.request("auth", ["token": token])["ok"]) == true else { return false }
+            return Self.offsets(try onOther.ok("history", ["channel": room, "limit": 10])) == acknowledged.reversed()
+        }
+    }
+
+    @Test func twoNodesWritingOneRoomAtOnceMakeOneContiguousSequence() async throws {
+        // Fair shares wide enough for 20 rounds of 40 requests a second on one connection.
+        let cluster = try await ClusterHarness(nodes: 2, arguments: ["--rate-limit", "2000", "--user-rate-limit", "2000"])
+        let (alice, _) = try ProtocolClient.signedUp("alice", port: cluster.port(0))
+        let (bob, _) = try ProtocolClient.signedUp("bob", port: cluster.port(1))
+        let room = "room:race"
+        var offsets: [Int] = []
+        var rounds = 0
+        func conflicts() throws -> Double {
+            try cluster.indices.reduce(0) { $0 + (try cluster.metrics($1).value("huddle_cluster_append_conflicts_total") ?? 0) }
+        }
+        // Both nodes append at once until the log has refused at least one of them.
+        while try conflicts() == 0 || rounds == 0 {
+            rounds += 1
+            try #require(rounds <= 20, "20 rounds of concurrent writes and never a conflict")
+            let batch = (0..<40).map { _ in ("publish", ["channel": room, "data": ["round": rounds]] as JSONObject) }
+            let aliceIDs = try alice.sendBatch(batch)
+            let bobIDs = try bob.sendBatch(batch)
+            for reply in try aliceIDs.map(alice.reply(to:)) + bobIDs.map(bob.reply(to:)) {
+                offsets.append(try #require(JSON.int((reply["result"] as? JSONObject)?["offset"]), "\(JSON.text(reply))"))
+            }
+        }
+        #expect(offsets.sorted() == Array(1...offsets.count), "one sequence, no gap, no duplicate")
+        try await untilHolds("both nodes reach the same log position") {
+            let positions = try cluster.indices.map { try cluster.metrics($0).value("huddle_cluster_log_position") }
+            let lag = try cluster.metrics(0).value("huddle_cluster_log_lag_entries")
+            return positions[0] != nil && positions[0] == positions[1] && lag == 0
+        }
+    }
+}
