@@ -19,6 +19,23 @@ import Testing
         ((result["publications"] as? [JSONObject]) ?? []).compactMap { JSON.int($0["offset"]) }
     }
 
+    @Test func clusterFlagsAreRefusedInPlainWordsAndANodeNameIsHeldByOneLiveNode() async throws {
+        let malformed = try ServeFlagTests.refusal(["--redis", "http://127.0.0.1:6379", "--shared-dir", "/tmp"])
+        #expect(malformed.status != 0 && malformed.output.contains("--redis: invalid Redis URL"), "\(malformed.output)")
+        let noSharedDirectory = try ServeFlagTests.refusal(["--redis", "redis://127.0.0.1:6379"])
+        #expect(noSharedDirectory.status != 0 && noSharedDirectory.output.contains("--redis needs --shared-dir DIR"), "\(noSharedDirectory.output)")
+        let orphan = try ServeFlagTests.refusal(["--node-name", "a"])
+        #expect(orphan.status != 0 && orphan.output.contains("they need --redis"), "\(orphan.output)")
+
+        let cluster = try await ClusterHarness(nodes: 1)
+        let twin = try ServeFlagTests.refusal([
+            "--redis", cluster.redis.endpoint, "--node-name", cluster.name(0), "--shared-dir", cluster.sharedDirectory.path,
+        ])
+        #expect(twin.status != 0, "\(twin.output)")
+        #expect(twin.output.contains("--node-name \(cluster.name(0)): a live node of the cluster already has this name"), "\(twin.output)")
+        #expect((try? HTTPExchange(port: cluster.port(0), "GET", "/healthz"))?.status == 200, "the live node goes on")
+    }
+
     @Test func friendsOnTwoNodesChatLiveThenReadHistoryUnreadAndResumeOnAThird() async throws {
         let cluster = try await ClusterHarness(nodes: 3)
         let (alice, _) = try ProtocolClient.signedUp("alice", port: cluster.port(0))
@@ -105,6 +122,7 @@ import Testing
             }
         }
         #expect(offsets.sorted() == Array(1...offsets.count), "one sequence, no gap, no duplicate")
+        #expect(try cluster.metrics(0).value("huddle_redis_round_trip_seconds_count", ["command": "append"]) ?? 0 > 0)
         try await untilHolds("both nodes reach the same log position") {
             let positions = try cluster.indices.map { try cluster.metrics($0).value("huddle_cluster_log_position") }
             let lag = try cluster.metrics(0).value("huddle_cluster_log_lag_entries")
