@@ -99,6 +99,23 @@ import Testing
         }
     }
 
+    @Test func aNodeKilledAndRestartedUnderItsNameRebuildsItsCopyFromTheLog() async throws {
+        let cluster = try await ClusterHarness(nodes: 2)
+        let (alice, token) = try ProtocolClient.signedUp("alice", port: cluster.port(0))
+        let room = "room:restart"
+        _ = try alice.publishAll(room, (1...3).map { ["n": $0] })
+        cluster.kill9(node: 1)
+        _ = try alice.publishAll(room, (4...6).map { ["n": $0] })
+        // Within its dead lease: the start waits for the lease to expire instead of refusing.
+        try await cluster.restart(node: 1)
+        let onRestarted = try ProtocolClient(port: cluster.port(1))
+        try await untilHolds("the restarted node has the whole room") {
+            guard JSON.bool(try onRestarted.request("auth", ["token": token])["ok"]) == true else { return false }
+            return Self.offsets(try onRestarted.ok("history", ["channel": room, "limit": 10])) == [6, 5, 4, 3, 2, 1]
+        }
+        #expect(JSON.int(try onRestarted.publish(room, ["n": 7])["offset"]) == 7, "it writes on top of what it read")
+    }
+
     @Test func twoNodesWritingOneRoomAtOnceMakeOneContiguousSequence() async throws {
         // Fair shares wide enough for 20 rounds of 40 requests a second on one connection.
         let cluster = try await ClusterHarness(nodes: 2, arguments: ["--rate-limit", "2000", "--user-rate-limit", "2000"])

@@ -31,24 +31,32 @@ enum NodeLease {
 
     /// Takes the lease for `nodeName` before the node starts, on a loop of its own (the core's
     /// is not running yet); throws a plain sentence when Redis cannot be reached within
-    /// `timeout` ms or a live node has the name.
+    /// `timeout` ms or a live node has the name (it still renews it after a lease's time).
     static func claim(_ settings: ClusterSettings, holder: String, timeout: Int64 = 10_000) throws {
         let loop = try EventLoop(index: -1, readBufferSize: 16)
         let thread = try LoopThread.spawn(name: "huddle-redis-start") { loop.run() }
         let outcome = Mutex<Result<Bool, RedisError>?>(nil)
         let client = RedisClient(endpoint: settings.redis, loop: loop)
         loop.execute {
-            let claim = {
+            // A node that died keeps its name until its lease expires; a live one renews it. So
+            // a refusal is only final once a whole lease has passed (a restart after a crash
+            // waits for it instead of failing).
+            let finalAfter = MonotonicClock.milliseconds() + Int64(ClusterLog.leaseMilliseconds) + 1_000
+            @Sendable func attempt() {
                 client.send([
                     Array("SET".utf8), Array(key(settings.nodeName).utf8), Array(holder.utf8), Array("NX".utf8), Array("PX".utf8),
                     Array("\(ClusterLog.leaseMilliseconds)".utf8),
                 ]) { result in
+                    if case .success(let reply) = result, reply != .status("OK"), MonotonicClock.milliseconds() < finalAfter {
+                        _ = loop.schedule(after: 250) { attempt() }
+                        return
+                    }
                     outcome.withLock { $0 = $0 ?? result.map { $0 == .status("OK") } }
                 }
             }
             // Connected already if the connect finished within the client's first task.
-            if client.connectedAddress != nil { claim() }
-            client.onStatusChange = { address, _ in if address != nil { claim() } }
+            if client.connectedAddress != nil { attempt() }
+            client.onStatusChange = { address, _ in if address != nil { attempt() } }
         }
         let deadline = MonotonicClock.milliseconds() + timeout
         var result: Result<Bool, RedisError>?
