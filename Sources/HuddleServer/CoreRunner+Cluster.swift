@@ -99,11 +99,16 @@ extension CoreRunner {
         }
     }
 
-    /// The append failed or its outcome is unknown: the turn's writes are taken back and
-    /// answered `unavailable`, and writes are refused until the writer reconnects.
+    /// The append failed, its outcome is unknown, or too few replicas have it: the turn's
+    /// writes are taken back and answered `unavailable`; with the writer down, later writes
+    /// too, until it reconnects.
     private func takeTurnBack(because reason: String) {
         if let checkpoint = clusterTurn.checkpoint { core.restore(checkpoint.durable) }
-        refuseWrites(because: "the shared log (Redis) did not take a turn: \(reason)")
+        if cluster?.writerConnected == true {
+            logger.warning("a turn was not logged; its writes are answered unavailable", metadata: ["reason": "\(reason)"])
+        } else {
+            refuseWrites(because: "the shared log (Redis) did not take a turn: \(reason)")
+        }
         finishTurn(logged: false)
         turnDone()
     }

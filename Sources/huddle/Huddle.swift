@@ -134,6 +134,8 @@ struct Serve: ParsableCommand {
     @Option(help: "This node's name, unique in the cluster (default: host name:port).") var nodeName: String?
     @Option(help: "Cluster mode: the directory every node reads and writes photos in (a shared file system).")
     var sharedDir: String?
+    @Option(help: "Cluster mode: replicas that must have a turn's log entry before its replies say ok (WAIT, 1 s; unavailable when short); 0 = off.")
+    var redisWaitReplicas: Int = 0
 
     func validate() throws {
         if tlsPort != nil && (tlsCert == nil || tlsKey == nil) {
@@ -247,6 +249,7 @@ struct Serve: ParsableCommand {
         // Cluster mode.
         if let redis, let endpoint = try? RedisEndpoint(url: redis), let sharedDir {
             config.cluster = ClusterSettings(redis: endpoint, nodeName: nodeName ?? Self.defaultNodeName(port: port), sharedDirectory: sharedDir)
+            config.cluster?.waitReplicas = redisWaitReplicas
         }
         return config
     }

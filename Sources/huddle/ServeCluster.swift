@@ -6,9 +6,12 @@ import HuddleRedis
 extension Serve {
     func validateCluster() throws {
         guard let redis else {
-            if nodeName != nil || sharedDir != nil { throw ValidationError("--node-name and --shared-dir are for cluster mode: they need --redis") }
+            if nodeName != nil || sharedDir != nil || redisWaitReplicas != 0 {
+                throw ValidationError("--node-name, --shared-dir and --redis-wait-replicas are for cluster mode: they need --redis")
+            }
             return
         }
+        guard (0...16).contains(redisWaitReplicas) else { throw ValidationError("--redis-wait-replicas must be 0–16") }
         do {
             _ = try RedisEndpoint(url: redis)
         } catch {

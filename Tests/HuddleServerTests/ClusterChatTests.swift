@@ -1,5 +1,6 @@
 import ChildProcessExit
 import Foundation
+import RedisTestSupport
 import Testing
 
 /// Cluster mode's runtime (issue 14): the turn appended to the shared log at P+1, the reader
@@ -114,6 +115,30 @@ import Testing
             return Self.offsets(try onRestarted.ok("history", ["channel": room, "limit": 10])) == [6, 5, 4, 3, 2, 1]
         }
         #expect(JSON.int(try onRestarted.publish(room, ["n": 7])["offset"]) == 7, "it writes on top of what it read")
+    }
+
+    @Test func withWaitReplicasAWriteNoReplicaHasIsUnavailableAndItsRetryFindsIt() async throws {
+        let cluster = try await ClusterHarness(nodes: 1, arguments: ["--redis-wait-replicas", "1"])
+        let replica = try await RedisProcess(.replica(of: cluster.redis.port))
+        try await untilHolds("the replica is in sync") {
+            RedisProbe.command(port: cluster.redis.port, ["INFO", "replication"])?.contains("state=online") == true
+        }
+        let (alice, _) = try ProtocolClient.signedUp("alice", port: cluster.port(0))
+        let room = "room:replicated"
+        #expect(JSON.int(try alice.publish(room, ["n": 0])["offset"]) == 1)
+
+        // The replica stops: the entry is in the primary's log, but the reply must not say ok.
+        replica.pause()
+        let write: JSONObject = ["channel": room, "data": ["n": 1], "client_id": "first"]
+        #expect(try alice.errorCode("publish", write) == "unavailable")
+        #expect(try cluster.metrics(0).value("huddle_redis_wait_shortfalls_total") == 1)
+        try await untilHolds("the entry is applied all the same") {
+            Self.offsets(try alice.ok("history", ["channel": room, "limit": 10])) == [2, 1]
+        }
+        replica.resume()
+        let retried = try alice.ok("publish", write)
+        #expect(JSON.int(retried["offset"]) == 2, "the retry is the first write, not a second one: \(JSON.text(retried))")
+        #expect(Self.offsets(try alice.ok("history", ["channel": room, "limit": 10])) == [2, 1])
     }
 
     @Test func twoNodesWritingOneRoomAtOnceMakeOneContiguousSequence() async throws {

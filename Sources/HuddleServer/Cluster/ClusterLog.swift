@@ -40,6 +40,10 @@ final class ClusterLog {
     /// The writer's connection came up (true) or went down (false).
     var onWriterStatus: (Bool) -> Void = { _ in }
     private var turnNumber: UInt64 = 0
+    /// The turn's XADD landed and its WAIT is awaited.
+    private var awaitingReplicas = false
+
+    var writerConnected: Bool { writer.connectedAddress != nil }
 
     /// Entries one XRANGE or XREAD brings at most (a catching-up node reads in pages).
     static let pageSize = 1_000
@@ -92,6 +96,10 @@ final class ClusterLog {
         let entry = ClusterEntry(position: target, writer: writerID, turn: turnNumber, commands: commands)
         let started = MonotonicClock.nanoseconds()
         writer.appendAt(ClusterEntry.stream, position: target, fields: entry.fields) { [self] result in
+            if settings.waitReplicas > 0, case .success(true) = result {
+                awaitingReplicas = true  // the WAIT behind it decides
+                return
+            }
             metrics.observeAppend(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
             switch result {
             case .success(true):
@@ -100,6 +108,28 @@ final class ClusterLog {
             case .success(false):
                 metrics.appendConflicts.add(1, ordering: .relaxed)
                 outcome(.positionTaken)
+            case .failure(let error):
+                outcome(.failed(error))
+            }
+        }
+        guard settings.waitReplicas > 0 else { return }
+        // Pipelined behind the XADD on the same connection: one round trip, and WAIT counts the
+        // replicas that have this connection's writes so far, the entry included.
+        let wait = ["WAIT", "\(settings.waitReplicas)", "\(ClusterSettings.waitMilliseconds)"].map { Array($0.utf8) }
+        writer.send(wait, blockingFor: Int64(ClusterSettings.waitMilliseconds)) { [self] result in
+            guard awaitingReplicas else { return }  // the XADD did not land: its outcome is given
+            awaitingReplicas = false
+            metrics.observeAppend(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
+            switch result {
+            case .success(let reply) where (reply.integer ?? 0) >= Int64(settings.waitReplicas):
+                advance(to: target)
+                outcome(.appended)
+            case .success(let reply):
+                // In the log but not on enough replicas: not answered ok, and applied by the
+                // reader like any entry (this node's position did not move).
+                metrics.waitShortfalls.add(1, ordering: .relaxed)
+                outcome(.failed(.server(
+                    "WAIT: \(reply.integer ?? 0) of \(settings.waitReplicas) replicas had the entry within \(ClusterSettings.waitMilliseconds) ms")))
             case .failure(let error):
                 outcome(.failed(error))
             }

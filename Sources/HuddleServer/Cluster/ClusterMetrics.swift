@@ -10,6 +10,8 @@ final class ClusterMetrics: Sendable {
     /// The top was read from Redis at least once (until then the lag is unknown).
     let topKnown = Atomic<Bool>(false)
     let appendConflicts = Atomic<Int>(0)
+    /// Appends fewer replicas than `--redis-wait-replicas` acknowledged in time.
+    let waitShortfalls = Atomic<Int>(0)
     /// Whether the writer's connection to Redis is up.
     let writerConnected = Atomic<Bool>(false)
     private let roundTrips = Mutex(LatencyHistogram())
@@ -41,6 +43,9 @@ final class ClusterMetrics: Sendable {
         text += "# HELP huddle_cluster_append_conflicts_total Turns whose append found its position taken by another node (rolled back, decided again).\n"
         text += "# TYPE huddle_cluster_append_conflicts_total counter\n"
         text += "huddle_cluster_append_conflicts_total \(appendConflicts.load(ordering: .relaxed))\n"
+        text += "# HELP huddle_redis_wait_shortfalls_total Turns whose entry fewer replicas than --redis-wait-replicas acknowledged in time (answered unavailable).\n"
+        text += "# TYPE huddle_redis_wait_shortfalls_total counter\n"
+        text += "huddle_redis_wait_shortfalls_total \(waitShortfalls.load(ordering: .relaxed))\n"
         text += "# HELP huddle_redis_connected Whether the node's log writer is connected to Redis (1) or not (0).\n"
         text += "# TYPE huddle_redis_connected gauge\n"
         text += "huddle_redis_connected \(writerConnected.load(ordering: .relaxed) ? 1 : 0)\n"
