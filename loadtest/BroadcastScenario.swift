@@ -9,7 +9,7 @@ import HuddleIO
 /// latency counts from the intended send time.
 final class BroadcastScenario: Scenario {
     struct Settings: Sendable {
-        var url: ClientURL
+        var urls: ServerURLs
         var options: ClientConnectionOptions
         var subscribers: Int
         var publishers: Int
@@ -41,12 +41,12 @@ final class BroadcastScenario: Scenario {
 
     func start() {
         measurement.onDone = { [self] in finish() }
-        progress.say("opening \(settings.subscribers) subscribers and \(settings.publishers) publishers on \(settings.url)")
+        progress.say("opening \(settings.subscribers) subscribers and \(settings.publishers) publishers on \(settings.urls)")
         let total = settings.subscribers + settings.publishers
         // Subscribers first, so every one of them is listening before the first message.
         let queue = SetupQueue(count: total, concurrency: settings.connectConcurrency, step: { [self] index, done in
             let isSubscriber = index < settings.subscribers
-            let connection = RawConnection(url: settings.url, loop: loop, options: settings.options)
+            let connection = RawConnection(url: settings.urls[node: index], loop: loop, options: settings.options)
             if isSubscriber { subscribers.append(connection) } else { publishers.append(connection) }
             connection.onOpen = { [self] in
                 measurement.connections += 1
@@ -111,7 +111,7 @@ final class BroadcastScenario: Scenario {
         result = measurement.result(
             scenario: "broadcast",
             parameters: [
-                "url": settings.url.description, "subscribers": "\(settings.subscribers)", "publishers": "\(settings.publishers)",
+                "url": settings.urls.description, "subscribers": "\(settings.subscribers)", "publishers": "\(settings.publishers)",
                 "rate": "\(settings.rate)", "payload_bytes": "\(settings.payloadBytes)",
                 "duration_s": "\(settings.measurement.durationSeconds ?? 0)",
             ],

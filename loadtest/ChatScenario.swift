@@ -9,7 +9,7 @@ import HuddleProtocol
 /// intended send time to the partner's delivery.
 final class ChatScenario: Scenario {
     struct Settings: Sendable {
-        var url: ClientURL
+        var urls: ServerURLs
         var options: ClientConnectionOptions
         /// Even: users come in pairs.
         var users: Int
@@ -71,7 +71,7 @@ final class ChatScenario: Scenario {
     }
 
     private func signUp(_ user: Int, done: @escaping (Bool) -> Void) {
-        let session = HarnessSession(url: settings.url, loop: loop, options: settings.options)
+        let session = HarnessSession(url: settings.urls[node: user], loop: loop, options: settings.options)
         sessions.append(session)
         session.onOpen = { [self] in
             measurement.connections += 1

@@ -11,7 +11,7 @@ import HuddleWebSocket
 /// the server's memory per connection.
 final class ConnectScenario: Scenario {
     struct Settings: Sendable {
-        var url: ClientURL
+        var urls: ServerURLs
         var options: ClientConnectionOptions
         var connections: Int
         /// New connections per second.
@@ -55,7 +55,7 @@ final class ConnectScenario: Scenario {
         measurement.onDone = { [self] in finish() }
         warnAboutLimits()
         guard !settings.raw else { return ramp() }
-        admin = users.signUpSharedAccount(url: settings.url, loop: loop, options: settings.options, measurement: measurement) { [self] token in
+        admin = users.signUpSharedAccount(url: settings.urls.first, loop: loop, options: settings.options, measurement: measurement) { [self] token in
             self.token = token
             admin?.close()
             // Let the server settle after the sign-up before taking the baseline.
@@ -112,7 +112,7 @@ final class ConnectScenario: Scenario {
     }
 
     private func open(index: Int, intended: UInt64, options: ClientConnectionOptions) {
-        let connection = RawConnection(url: settings.url, loop: loop, options: options)
+        let connection = RawConnection(url: settings.urls[node: index], loop: loop, options: options)
         connections.append(connection)
         measurement.recordSent()
         var isOpen = false
@@ -189,7 +189,7 @@ final class ConnectScenario: Scenario {
         result = measurement.result(
             scenario: "connect",
             parameters: [
-                "url": settings.url.description, "connections": "\(settings.connections)", "rate": "\(settings.rate)",
+                "url": settings.urls.description, "connections": "\(settings.connections)", "rate": "\(settings.rate)",
                 "hold_s": "\(settings.holdSeconds)", "raw": "\(settings.raw)",
             ],
             latencyMeaning: settings.raw ? "connect → WebSocket open" : "connect → session event (TCP, upgrade, token check)",

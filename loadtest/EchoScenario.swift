@@ -8,7 +8,7 @@ import HuddleIO
 /// messages back exactly once and in order.
 final class EchoScenario: Scenario {
     struct Settings: Sendable {
-        var url: ClientURL
+        var urls: ServerURLs
         var options: ClientConnectionOptions
         var connections: Int
         /// Messages in flight per connection in the closed loop.
@@ -44,9 +44,9 @@ final class EchoScenario: Scenario {
 
     func start() {
         measurement.onDone = { [self] in finish() }
-        progress.say("opening \(settings.connections) connections to \(settings.url)")
+        progress.say("opening \(settings.connections) connections to \(settings.urls)")
         let queue = SetupQueue(count: settings.connections, concurrency: settings.connectConcurrency, step: { [self] index, done in
-            let connection = RawConnection(url: settings.url, loop: loop, options: settings.options)
+            let connection = RawConnection(url: settings.urls[node: index], loop: loop, options: settings.options)
             connections.append(connection)
             connection.onOpen = { [self] in
                 measurement.connections += 1
@@ -124,7 +124,7 @@ final class EchoScenario: Scenario {
         result = measurement.result(
             scenario: "echo",
             parameters: [
-                "url": settings.url.description, "connections": "\(settings.connections)",
+                "url": settings.urls.description, "connections": "\(settings.connections)",
                 "window": settings.rate > 0 ? "open loop" : "\(settings.window)",
                 "rate": settings.rate > 0 ? "\(settings.rate)" : "closed loop",
                 "payload_bytes": "\(settings.payloadBytes)", "duration_s": "\(settings.measurement.durationSeconds ?? 0)",

@@ -9,7 +9,7 @@ import HuddleProtocol
 /// duplicates and reordering.
 final class FanoutScenario: Scenario {
     struct Settings: Sendable {
-        var url: ClientURL
+        var urls: ServerURLs
         var options: ClientConnectionOptions
         var subscribers: Int
         var publishers: Int
@@ -49,7 +49,7 @@ final class FanoutScenario: Scenario {
     /// Runs on the loop thread; stops the loop when done.
     func start() {
         measurement.onDone = { [self] in finish() }
-        admin = users.signUpSharedAccount(url: settings.url, loop: loop, options: settings.options, measurement: measurement) { [self] token in
+        admin = users.signUpSharedAccount(url: settings.urls.first, loop: loop, options: settings.options, measurement: measurement) { [self] token in
             self.token = token
             progress.say("signed up \(users.username(0)); opening \(settings.subscribers) subscribers")
             openSubscribers()
@@ -58,7 +58,7 @@ final class FanoutScenario: Scenario {
 
     private func openSubscribers() {
         let queue = SetupQueue(count: settings.subscribers, concurrency: settings.connectConcurrency, step: { [self] index, done in
-            let session = HarnessSession(url: settings.url, loop: loop, options: settings.options.bearer(token))
+            let session = HarnessSession(url: settings.urls[node: index], loop: loop, options: settings.options.bearer(token))
             subscribers.append(session)
             session.onOpen = { [self] in
                 measurement.connections += 1
@@ -86,7 +86,7 @@ final class FanoutScenario: Scenario {
     private func openPublishers() {
         progress.say("\(settings.subscribers) subscribed; starting \(settings.publishers) publisher(s) at \(settings.rate) msg/s each")
         let queue = SetupQueue(count: settings.publishers, concurrency: settings.connectConcurrency, step: { [self] index, done in
-            let session = HarnessSession(url: settings.url, loop: loop, options: settings.options.bearer(token))
+            let session = HarnessSession(url: settings.urls[node: index], loop: loop, options: settings.options.bearer(token))
             publishers.append(session)
             session.onOpen = { [self] in
                 measurement.connections += 1

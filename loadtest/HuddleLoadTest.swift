@@ -20,8 +20,10 @@ struct HuddleLoadTest: ParsableCommand {
 
 /// Options every scenario shares.
 struct CommonOptions: ParsableArguments {
-    @Option(help: "Server URL (ws:// or wss://). Huddle scenarios add /v1 when the path is missing; raw modes add /echo or /broadcast.")
-    var url = "ws://127.0.0.1:8080"
+    @Option(help: ArgumentHelp(
+        "Server URL (ws:// or wss://). Huddle scenarios add /v1 when the path is missing; raw modes add /echo or /broadcast.",
+        discussion: "Give it once per node of a cluster: virtual client i starts on URL i mod n, and a reconnecting client moves to the next URL. Set-up connections and the report's /metrics use the first."))
+    var url: [String] = ["ws://127.0.0.1:8080"]
     @Option(help: "Seconds of warm-up before measuring.") var warmup: Double = 2
     @Option(help: "Seconds to measure.") var duration: Double = 10
     @Option(help: "Longest wait, in seconds, for messages still under way after the measured window.") var drain: Double = 3
@@ -32,16 +34,18 @@ struct CommonOptions: ParsableArguments {
     @Flag(help: "Do not verify the server's certificate (self-signed test servers).") var insecure = false
     @Flag(help: "Do not offer permessage-deflate.") var noCompression = false
 
-    /// The Huddle protocol endpoint: `/v1` unless the URL names a path.
-    func endpoint() throws -> ClientURL {
+    /// The Huddle protocol endpoints: `/v1` unless a URL names a path.
+    func endpoint() throws -> ServerURLs {
         try rawEndpoint(defaultPath: "/v1")
     }
 
-    /// The URL as given, or with `defaultPath` when it has none.
-    func rawEndpoint(defaultPath: String) throws -> ClientURL {
-        var parsed = try ClientURL(url)
-        if parsed.target == "/" { parsed.target = defaultPath }
-        return parsed
+    /// The URLs as given, or with `defaultPath` when one has none.
+    func rawEndpoint(defaultPath: String) throws -> ServerURLs {
+        ServerURLs(try url.map { text in
+            var parsed = try ClientURL(text)
+            if parsed.target == "/" { parsed.target = defaultPath }
+            return parsed
+        })
     }
 
     var connectionOptions: ClientConnectionOptions {
@@ -58,7 +62,8 @@ struct CommonOptions: ParsableArguments {
 
     func validate() throws {
         guard warmup >= 0, duration > 0, drain >= 0 else { throw ValidationError("--warmup and --drain must be ≥ 0 and --duration > 0") }
-        _ = try ClientURL(url)
+        guard !url.isEmpty else { throw ValidationError("--url: at least one") }
+        for text in url { _ = try ClientURL(text) }
     }
 
     /// Prints the summary, writes the JSON and the report, and ends with the verdict line;

@@ -12,7 +12,7 @@ import HuddleProtocol
 /// each follower's delivery (the publication's `since` is that fix's `time`).
 final class LocationScenario: Scenario {
     struct Settings: Sendable {
-        var url: ClientURL
+        var urls: ServerURLs
         var options: ClientConnectionOptions
         var users: Int
         /// Followers per user (each user also follows as many).
@@ -52,7 +52,7 @@ final class LocationScenario: Scenario {
         self.loop = loop
         self.progress = progress
         measurement = Measurement(loop: loop, progress: progress, settings: settings.measurement)
-        social = SocialSetup(url: settings.url, options: settings.options, loop: loop, progress: progress, measurement: measurement)
+        social = SocialSetup(urls: settings.urls, options: settings.options, loop: loop, progress: progress, measurement: measurement)
         checker = StreamChecker(streams: settings.users * settings.followers)
         base = Array(repeating: 0, count: settings.users * settings.followers)
         changes = Array(repeating: 0, count: settings.users)

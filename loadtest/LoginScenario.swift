@@ -5,7 +5,7 @@ import HuddleProtocol
 /// `login`: what a login costs the server — dominated by PBKDF2 at the server's
 /// --kdf-iterations — timed request to reply, one at a time on fresh connections.
 final class LoginScenario: Scenario {
-    private let url: ClientURL
+    private let urls: ServerURLs
     private let options: ClientConnectionOptions
     private let count: Int
     private let loop: EventLoop
@@ -16,8 +16,8 @@ final class LoginScenario: Scenario {
     private var sessions: [HarnessSession] = []
     private(set) var result: ScenarioResult?
 
-    init(url: ClientURL, options: ClientConnectionOptions, count: Int, serverPID: Int32?, loop: EventLoop, progress: Progress) {
-        self.url = url
+    init(urls: ServerURLs, options: ClientConnectionOptions, count: Int, serverPID: Int32?, loop: EventLoop, progress: Progress) {
+        self.urls = urls
         self.options = options
         self.count = count
         self.loop = loop
@@ -30,7 +30,7 @@ final class LoginScenario: Scenario {
     func start() {
         measurement.onDone = { [self] in finish() }
         let name = users.username(0)
-        let session = HarnessSession(url: url, loop: loop, options: options)
+        let session = HarnessSession(url: urls.first, loop: loop, options: options)
         sessions.append(session)
         session.onOpen = { [self] in
             users.signUp(name, on: session) { [self] outcome in
@@ -48,7 +48,7 @@ final class LoginScenario: Scenario {
 
     private func nextLogin(_ name: String) {
         guard done < count else { return measurement.endMeasuring() }
-        let session = HarnessSession(url: url, loop: loop, options: options)
+        let session = HarnessSession(url: urls[node: done], loop: loop, options: options)
         sessions.append(session)
         session.onOpen = { [self] in
             let started = MonotonicClock.nanoseconds()

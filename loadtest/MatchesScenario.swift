@@ -12,7 +12,7 @@ import HuddleProtocol
 /// friends' requests cross (the server may apply the earlier-sent one last).
 final class MatchesScenario: Scenario {
     struct Settings: Sendable {
-        var url: ClientURL
+        var urls: ServerURLs
         var options: ClientConnectionOptions
         var users: Int
         /// Friends per user (even: the ring's neighbours on both sides).
@@ -53,7 +53,7 @@ final class MatchesScenario: Scenario {
         self.loop = loop
         self.progress = progress
         measurement = Measurement(loop: loop, progress: progress, settings: settings.measurement)
-        social = SocialSetup(url: settings.url, options: settings.options, loop: loop, progress: progress, measurement: measurement)
+        social = SocialSetup(urls: settings.urls, options: settings.options, loop: loop, progress: progress, measurement: measurement)
         inboxBase = Array(repeating: 0, count: settings.users)
         isOn = Array(repeating: false, count: settings.users)
         lastOnSent = Array(repeating: 0, count: settings.users)

@@ -10,9 +10,14 @@ import HuddleProtocol
 /// and the live ones after them must together be every message exactly once and in order.
 /// Reported: reconnect time (drop → subscribe reply), how many recoveries the server could
 /// answer (`recovered: true`) and how many it could not.
+///
+/// With several `--url`s (the nodes of a cluster) subscriber `i` starts on node `i mod n` and
+/// each reconnect goes to the next node; a subscriber whose node closes its connection moves on
+/// the same way and counts as dropped, so killing a node mid-run checks that its clients
+/// resume elsewhere with nothing missed. Publishers are spread too but do not move.
 final class ReconnectStormScenario: Scenario {
     struct Settings: Sendable {
-        var url: ClientURL
+        var urls: ServerURLs
         var options: ClientConnectionOptions
         var subscribers: Int
         var rooms: Int
@@ -47,6 +52,8 @@ final class ReconnectStormScenario: Scenario {
     /// Set just before the harness aborts a subscriber's connection, so its close is known
     /// for the drop it is.
     private var aborted: [Bool]
+    /// Which of the URLs each subscriber is on: `index` at first, the next one at each reconnect.
+    private var nodes: [Int]
     private var publishers: [HarnessSession] = []
     private var checker: StreamChecker
     private var schedule: OpenLoopSchedule?
@@ -73,6 +80,7 @@ final class ReconnectStormScenario: Scenario {
         positions = Array(repeating: Position(epoch: "", offset: 0), count: settings.subscribers)
         droppedAt = Array(repeating: 0, count: settings.subscribers)
         aborted = Array(repeating: false, count: settings.subscribers)
+        nodes = Array(0..<settings.subscribers)
         // Stream s × P + p: what subscriber s hears from publisher p of its room.
         checker = StreamChecker(streams: settings.subscribers * settings.publishersPerRoom)
         padding = String(repeating: "x", count: max(0, settings.payloadBytes))
@@ -83,7 +91,7 @@ final class ReconnectStormScenario: Scenario {
 
     func start() {
         measurement.onDone = { [self] in finish() }
-        admin = users.signUpSharedAccount(url: settings.url, loop: loop, options: settings.options, measurement: measurement) { [self] token in
+        admin = users.signUpSharedAccount(url: settings.urls.first, loop: loop, options: settings.options, measurement: measurement) { [self] token in
             self.token = token
             progress.say("signed up \(users.username(0)); subscribing \(settings.subscribers) connections to \(settings.rooms) rooms")
             openSubscribers()
@@ -108,7 +116,7 @@ final class ReconnectStormScenario: Scenario {
         let count = settings.rooms * settings.publishersPerRoom
         progress.say("\(settings.subscribers) subscribed; opening \(count) publishers")
         let queue = SetupQueue(count: count, concurrency: settings.connectConcurrency, step: { [self] index, done in
-            let session = HarnessSession(url: settings.url, loop: loop, options: settings.options.bearer(token))
+            let session = HarnessSession(url: settings.urls[node: index], loop: loop, options: settings.options.bearer(token))
             publishers.append(session)
             session.onOpen = { [self] in
                 measurement.connections += 1
@@ -132,7 +140,7 @@ final class ReconnectStormScenario: Scenario {
     /// Opens subscriber `index`'s connection and subscribes it — from its last position when it
     /// had one (a reconnect). `done` reports the outcome of a first subscription.
     private func connectSubscriber(_ index: Int, attempt: Int, done: ((Bool) -> Void)?) -> HarnessSession {
-        let session = HarnessSession(url: settings.url, loop: loop, options: settings.options.bearer(token))
+        let session = HarnessSession(url: settings.urls[node: nodes[index]], loop: loop, options: settings.options.bearer(token))
         var opened = false
         session.onOpen = { [self] in
             opened = true
@@ -168,6 +176,12 @@ final class ReconnectStormScenario: Scenario {
             } else if droppedAt[index] != 0 && subscribers[index] === session {
                 // The reconnect itself failed: retry a few times, as a client would.
                 retry(index, after: attempt, reason: "\(code.map { "close \($0.rawValue): " } ?? "")\(reason)")
+            } else if settings.urls.all.count > 1 && opened && subscribers[index] === session && !positions[index].epoch.isEmpty {
+                // Its node went away (cluster mode): it moves to the next one, as a dropped one does.
+                droppedAt[index] = MonotonicClock.nanoseconds()
+                dropped += 1
+                reconnecting += 1
+                reconnect(index, attempt: 1)
             } else {
                 measurement.error("subscriber \(index) closed: \(code.map { "\($0.rawValue)" } ?? "never opened") \(reason)")
                 done?(false)
@@ -259,6 +273,7 @@ final class ReconnectStormScenario: Scenario {
     }
 
     private func reconnect(_ index: Int, attempt: Int) {
+        nodes[index] = (nodes[index] + 1) % settings.urls.all.count
         subscribers[index] = connectSubscriber(index, attempt: attempt, done: nil)
     }
 

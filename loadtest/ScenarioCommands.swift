@@ -23,9 +23,9 @@ struct ConnectCommand: ParsableCommand {
 
     func run() throws {
         let settings = ConnectScenario.Settings(
-            url: raw ? try common.rawEndpoint(defaultPath: "/") : try common.endpoint(), options: common.connectionOptions,
+            urls: raw ? try common.rawEndpoint(defaultPath: "/") : try common.endpoint(), options: common.connectionOptions,
             connections: connections, rate: rate, holdSeconds: hold, raw: raw, serverPID: common.serverPid)
-        try common.report(runScenario { ConnectScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
+        try common.report(runScenario { ConnectScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }
 
@@ -46,9 +46,9 @@ struct FanoutCommand: ParsableCommand {
 
     func run() throws {
         let settings = FanoutScenario.Settings(
-            url: try common.endpoint(), options: common.connectionOptions, subscribers: subscribers, publishers: publishers,
+            urls: try common.endpoint(), options: common.connectionOptions, subscribers: subscribers, publishers: publishers,
             rate: rate, payloadBytes: payload, measurement: common.measurement)
-        try common.report(runScenario { FanoutScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
+        try common.report(runScenario { FanoutScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }
 
@@ -69,9 +69,9 @@ struct ChatCommand: ParsableCommand {
 
     func run() throws {
         let settings = ChatScenario.Settings(
-            url: try common.endpoint(), options: common.connectionOptions, users: users, rate: rate, payloadBytes: payload,
+            urls: try common.endpoint(), options: common.connectionOptions, users: users, rate: rate, payloadBytes: payload,
             measurement: common.measurement)
-        try common.report(runScenario { ChatScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
+        try common.report(runScenario { ChatScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }
 
@@ -97,10 +97,10 @@ struct ReconnectStormCommand: ParsableCommand {
 
     func run() throws {
         let settings = ReconnectStormScenario.Settings(
-            url: try common.endpoint(), options: common.connectionOptions, subscribers: subscribers, rooms: rooms,
+            urls: try common.endpoint(), options: common.connectionOptions, subscribers: subscribers, rooms: rooms,
             publishersPerRoom: publishers, rate: rate, dropAfterSeconds: dropAfter, dropFraction: dropFraction,
             payloadBytes: payload, measurement: common.measurement)
-        try common.report(runScenario { ReconnectStormScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
+        try common.report(runScenario { ReconnectStormScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }
 
@@ -117,10 +117,10 @@ struct LoginCommand: ParsableCommand {
     }
 
     func run() throws {
-        let url = try common.endpoint()
+        let urls = try common.endpoint()
         let options = common.connectionOptions
         let (count, serverPID) = (self.count, common.serverPid)
-        try common.report(runScenario { LoginScenario(url: url, options: options, count: count, serverPID: serverPID, loop: $0, progress: $1) }, target: url)
+        try common.report(runScenario { LoginScenario(urls: urls, options: options, count: count, serverPID: serverPID, loop: $0, progress: $1) }, target: urls.first)
     }
 }
 
@@ -142,9 +142,9 @@ struct EchoCommand: ParsableCommand {
 
     func run() throws {
         let settings = EchoScenario.Settings(
-            url: try common.rawEndpoint(defaultPath: "/echo"), options: common.connectionOptions, connections: connections,
+            urls: try common.rawEndpoint(defaultPath: "/echo"), options: common.connectionOptions, connections: connections,
             window: window, rate: rate, payloadBytes: payload, measurement: common.measurement)
-        try common.report(runScenario { EchoScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
+        try common.report(runScenario { EchoScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }
 
@@ -166,9 +166,9 @@ struct BroadcastCommand: ParsableCommand {
 
     func run() throws {
         let settings = BroadcastScenario.Settings(
-            url: try common.rawEndpoint(defaultPath: "/broadcast"), options: common.connectionOptions, subscribers: subscribers,
+            urls: try common.rawEndpoint(defaultPath: "/broadcast"), options: common.connectionOptions, subscribers: subscribers,
             publishers: publishers, rate: rate, payloadBytes: payload, measurement: common.measurement)
-        try common.report(runScenario { BroadcastScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
+        try common.report(runScenario { BroadcastScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }
 
@@ -193,9 +193,9 @@ struct MatchesCommand: ParsableCommand {
 
     func run() throws {
         let settings = MatchesScenario.Settings(
-            url: try common.endpoint(), options: common.connectionOptions, users: users, friends: friends, rate: rate,
+            urls: try common.endpoint(), options: common.connectionOptions, users: users, friends: friends, rate: rate,
             activities: activityList, measurement: common.measurement)
-        try common.report(runScenario { MatchesScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
+        try common.report(runScenario { MatchesScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }
 
@@ -216,8 +216,8 @@ struct LocationCommand: ParsableCommand {
 
     func run() throws {
         let settings = LocationScenario.Settings(
-            url: try common.endpoint(), options: common.connectionOptions, users: users, followers: followers, rate: rate,
+            urls: try common.endpoint(), options: common.connectionOptions, users: users, followers: followers, rate: rate,
             measurement: common.measurement)
-        try common.report(runScenario { LocationScenario(settings: settings, loop: $0, progress: $1) }, target: settings.url)
+        try common.report(runScenario { LocationScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }

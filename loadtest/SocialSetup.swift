@@ -9,7 +9,7 @@ import HuddleProtocol
 final class SocialSetup {
     let users = LoadTestUsers()
     private(set) var sessions: [HarnessSession] = []
-    private let url: ClientURL
+    private let urls: ServerURLs
     private let options: ClientConnectionOptions
     private let loop: EventLoop
     private let progress: Progress
@@ -19,8 +19,8 @@ final class SocialSetup {
     /// Gets each user's events once its session exists (set before `run`).
     var onEvent: ((Int, ServerEvent) -> Void)?
 
-    init(url: ClientURL, options: ClientConnectionOptions, loop: EventLoop, progress: Progress, measurement: Measurement, concurrency: Int = 100) {
-        self.url = url
+    init(urls: ServerURLs, options: ClientConnectionOptions, loop: EventLoop, progress: Progress, measurement: Measurement, concurrency: Int = 100) {
+        self.urls = urls
         self.options = options
         self.loop = loop
         self.progress = progress
@@ -58,7 +58,7 @@ final class SocialSetup {
     }
 
     private func signUp(_ user: Int, done: @escaping (Bool) -> Void) {
-        let session = HarnessSession(url: url, loop: loop, options: options)
+        let session = HarnessSession(url: urls[node: user], loop: loop, options: options)
         sessions.append(session)
         session.onOpen = { [self] in
             measurement.connections += 1

@@ -46,6 +46,10 @@ public final class HuddleClient {
     public internal(set) var user: HuddleUser?
     /// The session token presented on every (re)connection; nil while anonymous.
     public private(set) var token: String?
+    /// Which of `configuration.urls` the client is connected to, connecting to, or will try next.
+    public private(set) var urlIndex = 0
+    /// The URL the client is connected to, connecting to, or will try next.
+    public var currentURL: ClientURL { configuration.urls[urlIndex] }
 
     var connection: WebSocketClientConnection?
     var context: ClientLoopContext?
@@ -254,7 +258,7 @@ public final class HuddleClient {
         var options = configuration.connection
         if !options.subprotocols.contains("huddle.v1") { options.subprotocols.insert("huddle.v1", at: 0) }
         if let token { options.headers.append(("Authorization", "Bearer \(token)")) }
-        let connection = WebSocketClientConnection(url: configuration.url, loop: loop, options: options, delegate: ConnectionEvents(self))
+        let connection = WebSocketClientConnection(url: currentURL, loop: loop, options: options, delegate: ConnectionEvents(self))
         self.connection = connection
         state = .connecting
         refusal = nil
@@ -371,7 +375,9 @@ public final class HuddleClient {
         } else if state != .stopped {
             failedAttempts += 1
             if configuration.reconnect.allows(attempt: failedAttempts) {
-                let delay = configuration.reconnect.delay(attempt: failedAttempts, random: Double.random(in: 0..<1))
+                // The node may be down for good (cluster mode): the next attempt is on the next URL.
+                urlIndex = (urlIndex + 1) % configuration.urls.count
+                let delay = configuration.reconnect.delay(attempt: failedAttempts, servers: configuration.urls.count, random: Double.random(in: 0..<1))
                 scheduleAttempt(after: delay)
                 emit(.reconnecting(attempt: failedAttempts, delayMilliseconds: delay, reason: why))
             } else {

@@ -15,7 +15,8 @@ public enum HuddleEvent: Sendable, Equatable {
     /// (`recovered` events follow), but what is live only — `feed` events, `presence`, `typing` —
     /// was not replayed: read the feed again (`feed`) and the friends list (`friends`).
     case connected(user: HuddleUser?, resumed: Bool = false)
-    /// The connection dropped (or an attempt failed); the next attempt starts after `delayMilliseconds`.
+    /// The connection dropped (or an attempt failed); the next attempt starts after `delayMilliseconds`,
+    /// on `HuddleClient.currentURL` (the next of several URLs).
     /// `attempt` counts the attempts since the last good connection (1 for the first retry).
     case reconnecting(attempt: Int, delayMilliseconds: Int64, reason: String)
     /// A subscription resumed after a reconnect (or after a gap the client noticed).

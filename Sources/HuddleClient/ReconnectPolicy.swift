@@ -10,7 +10,8 @@ public struct ReconnectPolicy: Sendable, Equatable {
     /// ceiling), 0 waits exactly the ceiling.
     public var jitter: Double = 1
     /// Failed attempts in a row after which the client stops; nil retries forever. An attempt
-    /// fails when it ends before the connection was signed in and ready.
+    /// fails when it ends before the connection was signed in and ready; with several server
+    /// URLs each one tried counts.
     public var maxAttempts: Int?
 
     public init(initialDelayMilliseconds: Int64 = 250, maxDelayMilliseconds: Int64 = 30_000, jitter: Double = 1, maxAttempts: Int? = nil) {
@@ -37,6 +38,17 @@ public struct ReconnectPolicy: Sendable, Equatable {
         let ceiling = Double(self.ceiling(attempt: attempt))
         let unit = min(max(random, 0), 1)
         return Int64((ceiling * (1 - jitter * unit)).rounded())
+    }
+
+    /// The delay before `attempt` when the client rotates over `servers` URLs (one attempt
+    /// each, round robin): the backoff of round `r` before the first attempt of that round, and
+    /// none between the servers of a round, so a dead node costs its clients one failed
+    /// connect, not a backoff. With one server, `delay(attempt:random:)`.
+    public func delay(attempt: Int, servers: Int, random: Double) -> Int64 {
+        let servers = max(servers, 1)
+        let attempt = max(attempt, 1)
+        guard (attempt - 1) % servers == 0 else { return 0 }
+        return delay(attempt: (attempt - 1) / servers + 1, random: random)
     }
 
     /// Whether `attempt` may still be made.

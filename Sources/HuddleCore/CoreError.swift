@@ -25,6 +25,9 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case alreadyAuthenticated = "already_authenticated"
     case invalidCredentials = "invalid_credentials"
     case tooManyAttempts = "too_many_attempts"
+    /// Something the server must ask before it can answer is out of reach (cluster mode's
+    /// Redis, for the login limit shared by the nodes); the server says so, the core voices it.
+    case unavailable = "unavailable"
     /// A server-wide bound is full (password hashes waiting), or a `publish` while a reader of
     /// the channel is behind (protocol.md, "Backpressure"); has `retry_after_ms`.
     case busy = "busy"

@@ -62,9 +62,16 @@ extension CoreRequestBody {
             ] + Self.fields(of: session)
         case let .beginLogin(login, address, password):
             return [("kind", .string("begin_login")), ("login", .string(login)), ("address", .string(address)), ("password", .string(password))]
-        case let .finishLogin(username, passwordMatched, address, session):
-            return [("kind", .string("finish_login")), ("username", username.map(JSONValue.string) ?? .null), ("password_matched", .bool(passwordMatched)), ("address", .string(address))]
-                + Self.fields(of: session)
+        case let .finishLogin(username, passwordMatched, address, session, refusal):
+            var fields: [(String, JSONValue)] = [
+                ("kind", .string("finish_login")), ("username", username.map(JSONValue.string) ?? .null), ("password_matched", .bool(passwordMatched)),
+                ("address", .string(address)),
+            ] + Self.fields(of: session)
+            if let refusal {
+                fields += [("refusal_code", .string(refusal.code.rawValue)), ("refusal_message", .string(refusal.message))]
+                if let wait = refusal.retryAfterMilliseconds { fields.append(("refusal_retry_after_ms", .integer(Int(wait)))) }
+            }
+            return fields
         case let .authenticate(tokenHash):
             return [("kind", .string("authenticate")), ("token_hash", .hex(tokenHash))]
         case let .serverPublish(channel, type, data):
@@ -118,7 +125,12 @@ extension CoreRequestBody {
             guard let matched = f["password_matched"]?.boolValue, let address = string("address"), let session = session() else { return nil }
             let username = f["username"]
             if let username, username != .null, username.stringValue == nil { return nil }
-            self = .finishLogin(username: username?.stringValue, passwordMatched: matched, address: address, session: session)
+            var refusal: CoreError?
+            if let code = string("refusal_code") {
+                guard let known = CoreErrorCode(rawValue: code), let message = string("refusal_message") else { return nil }
+                refusal = CoreError(known, message, retryAfterMilliseconds: f["refusal_retry_after_ms"]?.int64Value)
+            }
+            self = .finishLogin(username: username?.stringValue, passwordMatched: matched, address: address, session: session, refusal: refusal)
         case "authenticate":
             guard let tokenHash = bytes("token_hash") else { return nil }
             self = .authenticate(tokenHash: tokenHash)

@@ -57,7 +57,10 @@ public enum CoreRequestBody: Sendable, Equatable {
     case beginLogin(login: String, address: String, password: String)
     /// The server's answer to `CoreOutput.verifyPassword`; `username` is the one it was asked
     /// about (nil: an unknown login, hashed only so that it costs what a known one does).
-    case finishLogin(username: Username?, passwordMatched: Bool, address: String, session: NewSession)
+    /// `refusal`: the password was not checked because the server refused the attempt first
+    /// (cluster mode's login limit shared by the nodes, or its Redis unreachable); it is the
+    /// reply, and no failure is counted.
+    case finishLogin(username: Username?, passwordMatched: Bool, address: String, session: NewSession, refusal: CoreError? = nil)
     /// The `auth` op, or (no `requestID`) the token that came with the upgrade request.
     case authenticate(tokenHash: [UInt8])
 

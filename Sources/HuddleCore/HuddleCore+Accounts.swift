@@ -99,10 +99,11 @@ extension HuddleCore {
     /// if the connection closed meanwhile (no session is opened for nobody).
     func finishLogin(
         _ connection: ConnectionRef, requestID: String, username: Username?, passwordMatched: Bool,
-        session: NewSession, at time: Int64, into step: inout CoreStep
+        session: NewSession, refusal: CoreError? = nil, at time: Int64, into step: inout CoreStep
     ) {
         guard let pending = connections.removePendingLogin(of: connection, requestID: requestID, username: username) else { return }
         loginThrottle.endVerification(account: pending.account, address: pending.address)
+        if let refusal { return fail(connection, requestID, refusal, into: &step) }
         guard passwordMatched, let username else {
             loginThrottle.recordFailure(account: pending.account, address: pending.address, at: time)
             return fail(connection, requestID, Self.wrongCredentials, into: &step)

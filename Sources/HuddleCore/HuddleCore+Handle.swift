@@ -32,10 +32,12 @@ extension HuddleCore {
         case let .beginLogin(login, address, password):
             guard let connection, let requestID else { break }
             beginLogin(connection, requestID: requestID, login: login, address: address, password: password, at: time, into: &step)
-        case let .finishLogin(username, passwordMatched, address, session):
+        case let .finishLogin(username, passwordMatched, address, session, refusal):
             passwordHashes.end(.login, from: address)
             guard let connection, let requestID else { break }
-            finishLogin(connection, requestID: requestID, username: username, passwordMatched: passwordMatched, session: session, at: time, into: &step)
+            finishLogin(
+                connection, requestID: requestID, username: username, passwordMatched: passwordMatched, session: session, refusal: refusal,
+                at: time, into: &step)
         case let .authenticate(tokenHash):
             guard let connection else { break }
             authenticate(connection, requestID: requestID, tokenHash: tokenHash, at: time, into: &step)

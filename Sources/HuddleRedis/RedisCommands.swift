@@ -91,6 +91,39 @@ extension RedisClient {
         try await integer(["DEL"] + keys, command: "DEL")
     }
 
+    /// SADD: how many of `members` were not in the set yet.
+    public func sadd(_ key: String, _ members: [String]) async throws(RedisError) -> Int {
+        try await integer(["SADD", key] + members, command: "SADD")
+    }
+
+    /// SREM: how many of `members` were in the set.
+    public func srem(_ key: String, _ members: [String]) async throws(RedisError) -> Int {
+        try await integer(["SREM", key] + members, command: "SREM")
+    }
+
+    /// SMEMBERS: the set (empty when the key does not exist).
+    public func smembers(_ key: String) async throws(RedisError) -> Set<String> {
+        let reply = try await command(["SMEMBERS", key])
+        guard let items = reply.elements else { throw .unexpectedReply(command: "SMEMBERS", reply: reply) }
+        var members: Set<String> = []
+        for item in items {
+            guard let member = item.string else { throw .unexpectedReply(command: "SMEMBERS", reply: item) }
+            members.insert(member)
+        }
+        return members
+    }
+
+    /// PTTL: milliseconds until `key` expires; nil when it does not exist, `.max` when it never expires.
+    public func pttl(_ key: String) async throws(RedisError) -> Int64? {
+        let reply = try await command(["PTTL", key])
+        guard let milliseconds = reply.integer, milliseconds >= -2 else { throw .unexpectedReply(command: "PTTL", reply: reply) }
+        switch milliseconds {
+        case -2: return nil
+        case -1: return .max
+        default: return milliseconds
+        }
+    }
+
     /// PUBLISH: how many subscribers (on any node) received the message.
     public func publish(_ channel: String, _ message: [UInt8]) async throws(RedisError) -> Int {
         let reply = try await command(bytes: [bytes("PUBLISH"), bytes(channel), message])

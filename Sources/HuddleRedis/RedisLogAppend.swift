@@ -1,5 +1,3 @@
-import CHuddleShims
-
 /// The two conditional appends the cluster's shared log can be built on (docs/ARCHITECTURE.md,
 /// "Cluster mode (design)"), so that a retried or concurrent append never takes a log position
 /// twice.
@@ -31,16 +29,9 @@ extension RedisClient {
         _ stream: String, writersKey: String, writer: String, sequence: UInt64, fields: [RedisStreamEntry.Field],
         outcome: @escaping (Result<AppendOutcome, RedisError>) -> Void
     ) {
-        var arguments = [bytes("2"), bytes(stream), bytes(writersKey), bytes(writer), bytes("\(sequence)")]
+        var arguments = [bytes(writer), bytes("\(sequence)")]
         for field in fields { arguments += [bytes(field.name), field.value] }
-        send([bytes("EVALSHA"), bytes(AppendOnceScript.sha1)] + arguments) { [self] result in
-            if case .failure(.server(let message)) = result, message.hasPrefix("NOSCRIPT") {
-                // A restarted or failed-over Redis has an empty script cache: EVAL loads it again.
-                send([bytes("EVAL"), bytes(AppendOnceScript.source)] + arguments) { outcome(Self.appendOutcome($0)) }
-            } else {
-                outcome(Self.appendOutcome(result))
-            }
-        }
+        evaluate(appendOnceScript, keys: [bytes(stream), bytes(writersKey)], arguments: arguments) { outcome(Self.appendOutcome($0)) }
     }
 
     private static func appendOutcome(_ result: Result<RedisReply, RedisError>) -> Result<AppendOutcome, RedisError> {
@@ -93,28 +84,16 @@ extension RedisClient {
     }
 }
 
-/// The Lua source of `appendOnce`, and its SHA-1 for EVALSHA (computed, not written twice).
-enum AppendOnceScript {
-    static let source = """
-        local last = redis.call('HGET', KEYS[2], ARGV[1])
-        if last then
-          local space = string.find(last, ' ', 1, true)
-          if tonumber(ARGV[2]) <= tonumber(string.sub(last, 1, space - 1)) then
-            return {0, string.sub(last, space + 1)}
-          end
-        end
-        local id = redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))
-        redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ' ' .. id)
-        return {1, id}
-        """
-
-    static let sha1: String = {
-        let text = Array(source.utf8)
-        var digest = [UInt8](repeating: 0, count: 20)
-        // OpenSSL's one-shot SHA1 reads `text` and writes the 20-byte digest in place.
-        _ = text.withUnsafeBufferPointer { input in
-            digest.withUnsafeMutableBufferPointer { output in SHA1(input.baseAddress, input.count, output.baseAddress) }
-        }
-        return digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-    }()
-}
+/// `appendOnce`: XADD unless the writer's sequence was already recorded, and record it.
+private let appendOnceScript = RedisScript("""
+    local last = redis.call('HGET', KEYS[2], ARGV[1])
+    if last then
+      local space = string.find(last, ' ', 1, true)
+      if tonumber(ARGV[2]) <= tonumber(string.sub(last, 1, space - 1)) then
+        return {0, string.sub(last, space + 1)}
+      end
+    end
+    local id = redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))
+    redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ' ' .. id)
+    return {1, id}
+    """)

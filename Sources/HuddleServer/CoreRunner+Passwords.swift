@@ -6,9 +6,39 @@ import HuddleIO
 /// submitting the second half of its sign-in, which the core answers in the first half's place.
 extension CoreRunner {
     /// Hashes in the login lane; an unknown login (no credentials) is hashed at the cost of a
-    /// new password, so that its answer takes as long as a wrong password's.
+    /// new password, so that its answer takes as long as a wrong password's. In cluster mode
+    /// the limit shared by the nodes is asked first: a refused attempt is answered as the core's
+    /// own throttle answers (`too_many_attempts`), an unreachable Redis `unavailable`.
     func verifyPassword(
         _ ref: ConnectionRef, _ requestID: String, _ username: Username?, _ credentials: Credentials?, _ password: String, _ address: String
+    ) {
+        guard let shared = sharedLoginThrottle else {
+            return hashLogin(ref, requestID, username, credentials, password, address, succeeded: nil)
+        }
+        // Keyed as the core keys its throttle: an unknown login under its own spelling.
+        let account = username ?? (secrets[ref]?[requestID]?.login ?? "").lowercased()
+        shared.admit(account, address) { [self] admission in
+            let refusal: CoreError
+            switch admission {
+            case .allowed:
+                return hashLogin(ref, requestID, username, credentials, password, address) { [loop] in
+                    loop.execute { shared.succeeded(account, address) }
+                }
+            case .refused(let wait):
+                refusal = CoreError(.tooManyAttempts, "too many failed logins; try again later", retryAfterMilliseconds: wait)
+            case .unavailable:
+                refusal = CoreError(.unavailable, "logins cannot be checked right now; try again later")
+            }
+            let session = NewSession(tokenHash: [], expiresAt: 0, device: nil)
+            let finish = CoreRequestBody.finishLogin(username: username, passwordMatched: false, address: address, session: session, refusal: refusal)
+            submit(CoreRequest(connection: ref, requestID: requestID, finish), op: "login")
+        }
+    }
+
+    /// `succeeded` runs on the password worker when the password matched.
+    private func hashLogin(
+        _ ref: ConnectionRef, _ requestID: String, _ username: Username?, _ credentials: Credentials?, _ password: String, _ address: String,
+        succeeded: (@Sendable () -> Void)?
     ) {
         let device = secrets[ref]?[requestID]?.device
         let ttl = Int64(configuration.sessionTTLMilliseconds)
@@ -26,6 +56,7 @@ extension CoreRunner {
             let session = NewSession(tokenHash: SessionToken.hash(token), expiresAt: WallClock.milliseconds() + ttl, device: device)
             let finish = CoreRequestBody.finishLogin(username: username, passwordMatched: matched, address: address, session: session)
             submit(CoreRequest(connection: ref, requestID: requestID, finish), op: "login", token: matched ? token : nil)
+            if matched { succeeded?() }
         }
     }
 

@@ -29,6 +29,9 @@ final class CoreRunner: @unchecked Sendable {
     /// Where `pushNotification` outputs go; nil without `--push-webhook` (they are dropped: the
     /// inbox and unread counts already hold what they tell of). Set before the thread starts.
     var pushGateway: PushGateway?
+    /// Cluster mode's login limit shared by the nodes; nil in single-node mode (nothing asked).
+    /// Set before the thread starts.
+    var sharedLoginThrottle: SharedLoginThrottle?
     let metrics: ServerMetrics
     let configuration: ServerConfiguration
     let logger: Logger
@@ -72,6 +75,9 @@ final class CoreRunner: @unchecked Sendable {
     struct PendingSecrets {
         var token: String?
         var device: String?
+        /// A login's spelling, kept only in cluster mode: the shared login limit keys an
+        /// unknown login by it, as the core's throttle does.
+        var login: String?
 
         mutating func merge(token: String?, device: String?) {
             if let token { self.token = token }
@@ -168,6 +174,9 @@ final class CoreRunner: @unchecked Sendable {
     func process(_ request: CoreRequest, op: String?, submitted: UInt64) {
         if cluster != nil, !admitToClusterTurn(request, op: op, submitted: submitted) { return }
         replyAudit.expect(request)
+        if sharedLoginThrottle != nil, case .beginLogin(let login, _, _) = request.body, let ref = request.connection, let requestID = request.requestID {
+            secrets[ref, default: [:]][requestID, default: PendingSecrets()].login = login
+        }
         if writesRefused != nil, request.effect == .write {
             refuseWrite(request)
             return

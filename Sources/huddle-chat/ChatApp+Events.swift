@@ -4,6 +4,11 @@ import HuddleProtocol
 /// The client's events as huddle-chat shows them: connection changes, publications of the
 /// followed channels (messages, notices, places), typing, the circle feed and memories.
 extension ChatApp {
+    /// The server the client is on (or tries next), worth naming only among several.
+    var serverShown: String? {
+        client.configuration.urls.count > 1 ? client.currentURL.description : nil
+    }
+
     func handle(_ event: HuddleEvent) {
         switch event {
         case .publication(let publication):
@@ -21,7 +26,7 @@ extension ChatApp {
             }
         case .connected(let user, let resumed):
             everConnected = true
-            show(ChatLines.connected(user))
+            show(ChatLines.connected(user, server: serverShown))
             if let user, user.username != username {
                 signedIn(HuddleSession(user: user, token: nil, expiresAt: 0))
             } else if resumed {
@@ -50,7 +55,7 @@ extension ChatApp {
             // The first failure, then at attempts 1, 2, 4, 8…: a long outage prints a few lines.
             let failedReconnects = attempt - 1
             if failedReconnects == 0 || failedReconnects & (failedReconnects - 1) == 0 {
-                show(ChatLines.reconnecting(attempt: attempt, delayMilliseconds: delay, reason: reason))
+                show(ChatLines.reconnecting(attempt: attempt, delayMilliseconds: delay, reason: reason, next: serverShown))
             }
             if let waiting = unansweredSend {
                 unansweredSend = nil

@@ -94,17 +94,21 @@ enum ChatLines {
 
     // MARK: Connection
 
-    static func connected(_ user: HuddleUser?) -> String {
-        guard let user else { return "[connection] connected, not signed in: /signup USER EMAIL PASSWORD or /login USER PASSWORD" }
-        return "[connection] connected as \(clean(user.username))"
+    /// `server`: the URL connected to, named when there are several.
+    static func connected(_ user: HuddleUser?, server: String? = nil) -> String {
+        let on = server.map { " to \(clean($0))" } ?? ""
+        guard let user else { return "[connection] connected\(on), not signed in: /signup USER EMAIL PASSWORD or /login USER PASSWORD" }
+        return "[connection] connected\(on) as \(clean(user.username))"
     }
 
-    static func reconnecting(attempt: Int, delayMilliseconds: Int64, reason: String) -> String {
+    /// `next`: the URL of the next attempt, named when there are several.
+    static func reconnecting(attempt: Int, delayMilliseconds: Int64, reason: String, next: String? = nil) -> String {
         let tenths = (max(delayMilliseconds, 0) + 50) / 100
         let seconds = "\(tenths / 10).\(tenths % 10)"
+        let target = next.map { " to \(clean($0))" } ?? ""
         return attempt == 1
-            ? "[connection] lost (\(clean(reason))); reconnecting in \(seconds) s"
-            : "[connection] attempt \(attempt - 1) failed (\(clean(reason))); next in \(seconds) s"
+            ? "[connection] lost (\(clean(reason))); reconnecting\(target) in \(seconds) s"
+            : "[connection] attempt \(attempt - 1) failed (\(clean(reason))); next\(target) in \(seconds) s"
     }
 
     static func notRecovered(_ channel: String) -> String {

@@ -23,8 +23,10 @@ struct HuddleChat: ParsableCommand {
             """,
         version: BuildInfo.versionLine)
 
-    @Option(help: "The server's protocol endpoint (ws:// or wss://; /v1 is added to a bare host). Default: the one saved in $HUDDLE_CHAT_CONFIG, else ws://127.0.0.1:8080/v1.")
-    var url: String?
+    @Option(help: ArgumentHelp(
+        "The server's protocol endpoint (ws:// or wss://; /v1 is added to a bare host). Default: the one saved in $HUDDLE_CHAT_CONFIG, else ws://127.0.0.1:8080/v1.",
+        discussion: "Give it again for each node of a cluster (--url ws://a:8080 --url ws://b:8080): huddle-chat starts on the first and moves to the next whenever a connection fails or drops; the saved session is kept under the first."))
+    var url: [String] = []
 
     @Option(help: "Resume this user's saved session on the server (needed when several are saved; /login or /signup still sign in anyone).")
     var user: String?
@@ -38,20 +40,14 @@ struct HuddleChat: ParsableCommand {
     mutating func run() throws {
         signal(SIGPIPE, SIG_IGN)
         // A single settings file also remembers the server; per-user ones are found by it.
-        var urlText = url ?? "ws://127.0.0.1:8080/v1"
-        if url == nil, let path = ChatSessionStore.singleFilePath() {
+        var urlText = url.first ?? "ws://127.0.0.1:8080/v1"
+        if url.isEmpty, let path = ChatSessionStore.singleFilePath() {
             urlText = (try? ChatConfigFile(path: path).load())?.url ?? urlText
         }
-        var clientURL: ClientURL
-        do {
-            clientURL = try ClientURL(urlText)
-        } catch {
-            throw ValidationError("--url: \(error)")
-        }
-        if clientURL.target == "/" { clientURL.target = "/v1" }
+        let clientURLs = try ([urlText] + url.dropFirst()).map(Self.endpoint)
         if let ca, access(ca, R_OK) != 0 { throw ValidationError("--ca: cannot read \(ca)") }
 
-        let store = ChatSessionStore.choose(serverURL: clientURL.description)
+        let store = ChatSessionStore.choose(serverURL: clientURLs[0].description)
         let session: (file: ChatConfigFile?, settings: ChatSettings, note: String?)
         do {
             session = try store.initial(requested: user)
@@ -61,7 +57,7 @@ struct HuddleChat: ParsableCommand {
         let settings = session.settings
         // A saved session belongs to the server it was made on.
         let savedToken = store.isPerServer || settings.url == urlText ? settings.token : nil
-        var configuration = HuddleClientConfiguration(url: clientURL, credentials: savedToken.map { .token($0) } ?? .none)
+        var configuration = HuddleClientConfiguration(urls: clientURLs, credentials: savedToken.map { .token($0) } ?? .none)
         configuration.connection.tls = ClientTLSOptions(caFile: ca, insecure: insecure)
         configuration.device = "huddle-chat"
         // A message typed while the server restarts waits for it rather than failing.
@@ -78,7 +74,7 @@ struct HuddleChat: ParsableCommand {
             settings: settings, urlText: urlText, signedInAs: savedToken != nil ? settings.username : nil,
             stopLoop: { runLoop.stop() })
         if interactive {
-            display.show("huddle-chat: connecting to \(clientURL); /help for commands, Ctrl-C to quit")
+            display.show("huddle-chat: connecting to \(clientURLs.map(\.description).joined(separator: ", ")); /help for commands, Ctrl-C to quit")
         }
         if let note = session.note { display.show(note) }
         // This thread runs the loop next, so it owns the app until then: started before the
@@ -93,5 +89,17 @@ struct HuddleChat: ParsableCommand {
         runLoop.run()
         display.close()
         throw ExitCode(app.exitStatus)
+    }
+
+    /// One `--url`: a bare host gets the protocol's path.
+    static func endpoint(_ text: String) throws -> ClientURL {
+        var endpoint: ClientURL
+        do {
+            endpoint = try ClientURL(text)
+        } catch {
+            throw ValidationError("--url \(text): \(error)")
+        }
+        if endpoint.target == "/" { endpoint.target = "/v1" }
+        return endpoint
     }
 }

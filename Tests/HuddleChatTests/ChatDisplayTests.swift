@@ -1,4 +1,5 @@
 import Testing
+import HuddleClient
 @testable import huddle_chat
 
 /// The interactive display: a line arriving while the user types must not garble the input.
@@ -80,6 +81,16 @@ import Testing
             == "[connection] lost (the server is going away); reconnecting in 0.2 s")
         #expect(ChatLines.reconnecting(attempt: 3, delayMilliseconds: 1_949, reason: "connection refused")
             == "[connection] attempt 2 failed (connection refused); next in 1.9 s")
+    }
+
+    @Test func connectionLinesNameTheServerAmongSeveral() {
+        let bob = HuddleUser(username: "bob", email: "bob@example.com")
+        #expect(ChatLines.connected(bob) == "[connection] connected as bob")
+        #expect(ChatLines.connected(bob, server: "ws://b:8080/v1") == "[connection] connected to ws://b:8080/v1 as bob")
+        #expect(ChatLines.reconnecting(attempt: 1, delayMilliseconds: 120, reason: "the connection dropped", next: "ws://c:8080/v1")
+            == "[connection] lost (the connection dropped); reconnecting to ws://c:8080/v1 in 0.1 s")
+        #expect(ChatLines.reconnecting(attempt: 2, delayMilliseconds: 0, reason: "connection refused", next: "ws://a:8080/v1")
+            == "[connection] attempt 1 failed (connection refused); next to ws://a:8080/v1 in 0.0 s")
     }
 
     @Test func passwordsAreStarredOutOnScreen() {

@@ -21,6 +21,11 @@ import Testing
         CoreRequest(connection: alice, requestID: "5", .beginLogin(login: "alice", address: "192.0.2.1", password: "pw")),
         CoreRequest(connection: alice, requestID: "5", .finishLogin(username: nil, passwordMatched: false, address: "192.0.2.1", session: NewSession(tokenHash: [9], expiresAt: 1))),
         CoreRequest(connection: alice, requestID: "5", .finishLogin(username: "alice", passwordMatched: true, address: "192.0.2.1", session: session)),
+        CoreRequest(
+            connection: alice, requestID: "5",
+            .finishLogin(
+                username: "alice", passwordMatched: false, address: "192.0.2.1", session: NewSession(tokenHash: [], expiresAt: 0),
+                refusal: CoreError(.tooManyAttempts, "too many", retryAfterMilliseconds: 1_500))),
         CoreRequest(connection: alice, requestID: "6", .authenticate(tokenHash: [0xab, 0xcd])),
         CoreRequest(connection: alice, .authenticate(tokenHash: [0xab, 0xcd])),
         CoreRequest(requestID: "api-7", .serverPublish(channel: "room:a", type: "notice", data: #"{"b":[true,null]}"#)),

@@ -45,6 +45,26 @@ import Testing
         #expect(beginLogin(harness, "alice", address: "10.0.0.1").errorCode == nil)
     }
 
+    /// Cluster mode: the server refused the attempt before hashing (the limit shared by the
+    /// nodes, or its Redis unreachable). The refusal is the reply, the verification ends, and
+    /// no failure is counted against the account here.
+    @Test func aLoginTheServerRefusedBeforeHashingIsAnsweredWithoutCountingAFailure() {
+        let harness = harnessWithUsers(["alice"])
+        for attempt in 0..<6 {
+            let connection = harness.connect(address: "10.0.0.1")
+            let begin = harness.handle(.beginLogin(connection, requestID: "L", login: "alice", address: "10.0.0.1", password: "x"))
+            #expect(begin.errorCode == nil, "attempt \(attempt) reached the password check")
+            let refusal = attempt.isMultiple(of: 2)
+                ? CoreError(.tooManyAttempts, "too many failed logins; try again later", retryAfterMilliseconds: 42)
+                : CoreError(.unavailable, "logins cannot be checked right now; try again later")
+            let refused = harness.handle(CoreRequest(
+                connection: connection, requestID: "L",
+                .finishLogin(username: "alice", passwordMatched: false, address: "10.0.0.1", session: harness.newSession(), refusal: refusal)))
+            #expect(refused.error == refusal)
+        }
+        #expect(failLogin(harness, "alice", address: "10.0.0.1").errorCode == .invalidCredentials, "six refusals counted no failure")
+    }
+
     /// Failures from many addresses do not lock the account (its owner would be locked out by
     /// strangers): they space attempts on it a second apart.
     @Test func failuresFromManyAddressesSlowTheAccountDownWithoutLockingIt() {

@@ -30,6 +30,25 @@ import Testing
         }
     }
 
+    @Test func setsAndExpiries() async throws {
+        let redis = try await RedisProcess()
+        try await withClients(of: redis.endpoint) { clients, _ throws in
+            let client = clients[0]
+            #expect(try await client.sadd("online", ["alice", "bob"]) == 2)
+            #expect(try await client.sadd("online", ["bob", "carol"]) == 1)
+            #expect(try await client.srem("online", ["bob", "dave"]) == 1)
+            #expect(try await client.smembers("online") == ["alice", "carol"])
+            #expect(try await client.smembers("nothing") == [])
+            #expect(try await client.pttl("online") == .max)
+            #expect(try await client.pttl("nothing") == nil)
+            #expect(try await client.setIfAbsent("lease", to: [1], expiringAfter: 60_000))
+            #expect((1...60_000).contains(try await client.pttl("lease") ?? -1))
+            await #expect(throws: RedisError.server("WRONGTYPE Operation against a key holding the wrong kind of value")) {
+                try await client.smembers("lease")
+            }
+        }
+    }
+
     @Test func streamsAppendRangeAndBlockingRead() async throws {
         let redis = try await RedisProcess()
         try await withClients(2, of: redis.endpoint) { clients, _ in

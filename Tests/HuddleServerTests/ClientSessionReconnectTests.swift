@@ -70,10 +70,7 @@ import Testing
         // Traffic after the last drop too, then the stream ends and everything sent must arrive.
         let afterDrops = subscriber.publications(on: room).count
         try await subscriber.waitFor("traffic after the drops", timeout: 30) { _ in subscriber.publications(on: room).count >= afterDrops + 25 }
-        steady.stop()
-        try await eventually(timeout: 60, "the publisher's last acknowledgement") { steady.acknowledged == steady.issued }
-        let total = steady.issued
-        #expect(steady.failures.isEmpty, "\(steady.failures)")
+        let total = try await steady.finish()
         try await subscriber.waitFor("all \(total) publications (failed publishes: \(steady.failures))", timeout: 60) { _ in
             subscriber.publications(on: room).count >= total
         }
@@ -370,6 +367,14 @@ final class SteadyPublisher: Sendable {
 
     /// No publication is started after this; the one in flight finishes.
     func stop() { progress.withLock { $0.stopping = true } }
+
+    /// Stops and waits for the last acknowledgement; how many were published, none failed.
+    func finish() async throws -> Int {
+        stop()
+        try await eventually(timeout: 60, "the publisher's last acknowledgement") { self.acknowledged == self.issued }
+        #expect(failures.isEmpty, "\(failures)")
+        return issued
+    }
 
     private func publish(_ n: Int, channel: String, interval: Int64, client: HuddleClient) {
         guard progress.withLock({ progress -> Bool in

@@ -173,6 +173,29 @@ import Testing
         #expect(run.result.stream.delivered == run.result.sent * 10)  // 20 subscribers, 2 rooms
     }
 
+    /// Two URLs of one server (the second through a forwarder, a stand-in for a second node
+    /// that shares its state): the subscribers are spread over both, and when the forwarder is
+    /// killed its subscribers move to the other URL and resume with no gap and no duplicate.
+    @Test func reconnectStormSpreadsOverURLsAndFailsOver() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let port = try #require(Int(server.url.split(separator: ":").last ?? ""))
+        let forwarder = try await startTCPForwarder(to: port)
+        let run = try await harness([
+            "reconnect-storm", "--url", server.url, "--url", forwarder.url, "--subscribers", "20", "--rooms", "1", "--rate", "20",
+            "--drop-after", "1.5", "--drop-fraction", "0", "--warmup", "0.5", "--duration", "2",
+        ]) { harness in
+            _ = try await harness.waitFor("measuring", timeout: 60)
+            kill(forwarder.process.pid, SIGKILL)
+        }
+        expectClean(run)
+        #expect(forwarder.process.text.components(separatedBy: "accepted").count - 1 == 10, "subscribers 1, 3, … 19 came through it")
+        #expect(run.result.figures["dropped"] == 10, "the forwarder's subscribers lost their node")
+        #expect(run.result.figures["reconnected"] == 10)
+        #expect(run.result.figures["recovered_true"] == 10)
+        #expect(run.result.stream.delivered == run.result.sent * 20, "every subscriber got everything once")
+    }
+
     @Test func matches() async throws {
         let server = try await startHuddle()
         defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
