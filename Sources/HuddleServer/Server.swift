@@ -2,6 +2,7 @@ import Glibc
 import HuddleCore
 import HuddleCrypto
 import HuddleIO
+import HuddleRedis
 import HuddleStore
 import HuddleWebSocket
 import Logging
@@ -66,6 +67,11 @@ public final class Server {
         let runner = try CoreRunner(
             configuration: configuration, core: core, persistence: persistence, ioLoops: loops, metrics: metrics, logger: logger,
             clusterWriterID: clusterWriterID)
+        if let cluster = configuration.cluster {
+            // Its own connection on the core's loop: a login's check is not queued behind appends.
+            let client = RedisClient(endpoint: cluster.redis, loop: runner.loop)
+            runner.sharedLoginThrottle = SharedLoginThrottle(RedisLoginThrottle(client: client, limits: .init(configuration.core)))
+        }
         let endpoints = contexts.map { context in
             ProtocolEndpoint(loopIndex: context.loop.index, runner: runner, configuration: configuration, metrics: metrics)
         }

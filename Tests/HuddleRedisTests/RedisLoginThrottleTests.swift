@@ -1,5 +1,6 @@
 import ChildProcessExit
 import HuddleRedis
+import RedisTestSupport
 import Testing
 
 /// Login attempts limited in Redis, shared by every node: three nodes together get what one

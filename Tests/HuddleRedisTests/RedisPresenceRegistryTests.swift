@@ -1,6 +1,7 @@
 import ChildProcessExit
 import HuddleIO
 import HuddleRedis
+import RedisTestSupport
 import Testing
 
 /// Global presence through Redis: nodes see each other's users come and go, a node that stops
