@@ -3,6 +3,10 @@
 /// to reach the same state.
 public struct CoreConfiguration: Sendable {
     public var presenceGraceMilliseconds: Int64 = 5_000
+    /// Cluster mode: the core tells the server when a user comes online or goes offline on
+    /// this node (`CoreOutput.localPresence`), for the other nodes. Off for a single node,
+    /// which has nobody to tell.
+    public var tellsLocalPresence = false
     public var maxSubscriptionsPerConnection = 100
     /// A recovery that would return more publications than this reports `recovered: false`.
     public var maxRecoveredPublications = 1000

@@ -29,6 +29,8 @@ extension CoreOutput: PersistedValue {
             .variant("typing", [("channel", channel.persisted), ("user", user.persisted), ("to", to.persisted)])
         case .presenceChanged(let user, let online, let to):
             .variant("presenceChanged", [("user", user.persisted), ("online", online.persisted), ("to", to.persisted)])
+        case .localPresence(let user, let online):
+            .variant("localPresence", [("user", user.persisted), ("online", online.persisted)])
         case .verifyPassword(let connection, let requestID, let username, let credentials, let password, let address):
             .variant("verifyPassword", [
                 ("connection", connection.persisted), ("requestID", requestID.persisted), ("username", username?.persisted),
@@ -64,6 +66,7 @@ extension CoreOutput: PersistedValue {
         case "deliver": self = .deliver(try f("publication"), to: try f("to"))
         case "typing": self = .typing(channel: try f("channel"), user: try f("user"), to: try f("to"))
         case "presenceChanged": self = .presenceChanged(user: try f("user"), online: try f("online"), to: try f("to"))
+        case "localPresence": self = .localPresence(user: try f("user"), online: try f("online"))
         case "verifyPassword":
             self = .verifyPassword(
                 try f("connection"), requestID: try f("requestID"), username: try f.optional("username"), credentials: try f.optional("credentials"),

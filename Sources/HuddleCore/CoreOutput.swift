@@ -11,6 +11,10 @@ public enum CoreOutput: Sendable, Equatable {
     case typing(channel: String, user: Username, to: [ConnectionRef])
     /// A `presence` event for these connections (the user's friends'), sorted.
     case presenceChanged(user: Username, online: Bool, to: [ConnectionRef])
+    /// Cluster mode (`CoreConfiguration.tellsLocalPresence`): the user came online on this
+    /// node (a first connection here) or went offline here (the grace after the last one
+    /// ended). The server tells the other nodes, which submit `presenceElsewhere`.
+    case localPresence(user: Username, online: Bool)
     /// Run PBKDF2 off the core thread, then send `CoreRequest.finishLogin` with the same
     /// connection, request ID, username and address. Credentials nil: the login names no
     /// account; hash with the cost of a new password anyway (its answer must take as long as a

@@ -65,6 +65,8 @@ extension CoreRequestBody {
             .read
         case .expireActivities:
             .write
+        case .presenceElsewhere, .nodeGone, .localTick:
+            .read
         }
     }
 }
@@ -98,7 +100,7 @@ extension CoreRequest {
             }
         case .authorizePhotoUpload(let caller, _, _), .recordPhoto(let caller, _, _, _), .authorizePhotoRead(let caller, _, _):
             .photo(caller: caller)
-        case .connectionOpened, .connectionClosed, .tick, .expireActivities:
+        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
             .none
         }
     }
@@ -113,7 +115,7 @@ extension CoreRequest {
             guard let connection, let requestID else { return nil }
             return (connection, requestID)
         case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
-             .connectionOpened, .connectionClosed, .tick, .expireActivities:
+             .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
             return nil
         }
     }
@@ -123,7 +125,8 @@ extension CoreRequest {
         switch body {
         case .beginLogin, .authenticate: true
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
-             .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities:
+             .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
+             .presenceElsewhere, .nodeGone, .localTick:
             false
         }
     }

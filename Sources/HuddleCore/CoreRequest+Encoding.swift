@@ -92,6 +92,12 @@ extension CoreRequestBody {
             return [("kind", .string("tick"))]
         case .expireActivities:
             return [("kind", .string("expire_activities"))]
+        case let .presenceElsewhere(user, node, online):
+            return [("kind", .string("presence_elsewhere")), ("user", .string(user)), ("node", .string(node)), ("online", .bool(online))]
+        case let .nodeGone(node):
+            return [("kind", .string("node_gone")), ("node", .string(node))]
+        case .localTick:
+            return [("kind", .string("local_tick"))]
         }
     }
 
@@ -158,6 +164,14 @@ extension CoreRequestBody {
             self = .tick
         case "expire_activities":
             self = .expireActivities
+        case "presence_elsewhere":
+            guard let user = string("user"), let node = string("node"), let online = f["online"]?.boolValue else { return nil }
+            self = .presenceElsewhere(user: user, node: node, online: online)
+        case "node_gone":
+            guard let node = string("node") else { return nil }
+            self = .nodeGone(node: node)
+        case "local_tick":
+            self = .localTick
         default:
             return nil  // "operation" travels as a wire request, not as a body
         }

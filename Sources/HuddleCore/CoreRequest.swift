@@ -94,4 +94,16 @@ public enum CoreRequestBody: Sendable, Equatable {
     /// writes the server holds it back (reads already treat such statuses as off), instead of
     /// making commands every tick that the log cannot take.
     case expireActivities
+
+    // Cluster mode.
+
+    /// Another node says `user` is online there (a connection, or its grace period) or no
+    /// longer is. Friends here hear of it only when the user's presence as a whole changes.
+    case presenceElsewhere(user: Username, node: String, online: Bool)
+    /// The node stopped, or its lease ran out: nobody is online there any more.
+    case nodeGone(node: String)
+    /// `tick`'s node-local part alone (grace expiry, closing connections whose session
+    /// expired, throttle purges), for a node not holding the ticker lease: the durable part
+    /// (purges, trims) reaches it as the ticker's commands.
+    case localTick
 }

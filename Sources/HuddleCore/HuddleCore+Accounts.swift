@@ -167,12 +167,13 @@ extension HuddleCore {
             revoked = durableState.sessions[identity.tokenHash] == nil ? [] : [identity.tokenHash]
             closing = connections.connections(usingSessions: [identity.tokenHash])
         }
-        if !revoked.isEmpty {
-            record(.revokeSessions(username: identity.username, tokenHashes: revoked, time: time), into: &step)
-        }
+        let command = revoked.isEmpty ? nil : CoreCommand.revokeSessions(username: identity.username, tokenHashes: revoked, time: time)
+        if let command { record(command, into: &step) }
         reply(connection, requestID, .revoked(count: revoked.count), into: &step)
-        step.outputs.append(.closeConnections(closing, code: Self.revokedCloseCode, reason: "logged out"))
-        for connection in closing { forget(connection, at: time) }
+        // The revoked sessions' connections close as on any node (`tellLive`); the caller's too,
+        // should its session have gone already.
+        if let command { tellLive(after: command, at: time, into: &step) }
+        close(closing.filter { connections[$0] != nil }, reason: Self.loggedOutReason, at: time, into: &step)
     }
 
     func whoami(_ connection: ConnectionRef, requestID: String, into step: inout CoreStep) {
@@ -198,7 +199,7 @@ extension HuddleCore {
     /// Binds the connection to its user; if that brings the user online, tells their friends.
     func signIn(_ connection: ConnectionRef, as identity: ConnectionIdentity, into step: inout CoreStep) {
         if connections.authenticate(connection, as: identity), presence.userConnected(identity.username) {
-            announcePresence(of: identity.username, online: true, into: &step)
+            localPresenceChanged(of: identity.username, online: true, into: &step)
         }
     }
 

@@ -16,10 +16,10 @@ extension HuddleCore {
         guard let identity = signedInIdentity(connection, requestID, into: &step) else { return }
         let author = identity.username
         let id = durableState.feed.lastPostID + 1
-        record(.createPost(id: id, author: author, text: text, activity: activity, at: plannedAt, time: time), into: &step)
-        let post = durableState.feed[id]!.view(for: author)
-        reply(connection, requestID, .feedPost(post), into: &step)
-        tellViewers(of: author, .posted(post), into: &step)
+        let command = CoreCommand.createPost(id: id, author: author, text: text, activity: activity, at: plannedAt, time: time)
+        record(command, into: &step)
+        reply(connection, requestID, .feedPost(durableState.feed[id]!.view(for: author)), into: &step)
+        tellLive(after: command, at: time, into: &step)
     }
 
     func listFeed(_ connection: ConnectionRef, requestID: String, before: UInt64?, limit: Int, into step: inout CoreStep) {
@@ -44,10 +44,10 @@ extension HuddleCore {
                 : CoreError(.notLiked, "you do not like post \(id)")
             return fail(connection, requestID, error, into: &step)
         }
-        record(.setLike(post: id, user: user, liked: !likes, time: time), into: &step)
-        let count = durableState.feed[id]!.likers.count
-        reply(connection, requestID, .postLike(post: id, liked: !likes, likes: count), into: &step)
-        tellViewers(of: post.author, .liked(post: id, author: post.author, user: user, liked: !likes, likes: count, time: time), into: &step)
+        let command = CoreCommand.setLike(post: id, user: user, liked: !likes, time: time)
+        record(command, into: &step)
+        reply(connection, requestID, .postLike(post: id, liked: !likes, likes: durableState.feed[id]!.likers.count), into: &step)
+        tellLive(after: command, at: time, into: &step)
     }
 
     func commentOnPost(_ connection: ConnectionRef, requestID: String, post id: UInt64, text: String, at time: Int64, into step: inout CoreStep) {
@@ -55,10 +55,10 @@ extension HuddleCore {
               let post = visiblePost(id, to: identity.username, connection, requestID, into: &step)
         else { return }
         let comment = FeedComment(id: post.lastCommentID + 1, author: identity.username, text: text, time: time)
-        record(.addComment(post: id, id: comment.id, author: comment.author, text: text, time: time), into: &step)
-        let count = durableState.feed[id]!.comments.count
-        reply(connection, requestID, .postComment(post: id, comment: comment, comments: count), into: &step)
-        tellViewers(of: post.author, .commented(post: id, author: post.author, comment: comment, comments: count), into: &step)
+        let command = CoreCommand.addComment(post: id, id: comment.id, author: comment.author, text: text, time: time)
+        record(command, into: &step)
+        reply(connection, requestID, .postComment(post: id, comment: comment, comments: durableState.feed[id]!.comments.count), into: &step)
+        tellLive(after: command, at: time, into: &step)
     }
 
     func listComments(
@@ -78,9 +78,10 @@ extension HuddleCore {
         guard post.author == identity.username else {
             return fail(connection, requestID, CoreError(.forbidden, "only its author may delete post \(id)"), into: &step)
         }
-        record(.deletePost(post: id, author: post.author, time: time), into: &step)
+        let command = CoreCommand.deletePost(post: id, author: post.author, time: time)
+        record(command, into: &step)
         reply(connection, requestID, .done, into: &step)
-        tellViewers(of: post.author, .deleted(post: id, author: post.author, time: time), into: &step)
+        tellLive(after: command, at: time, into: &step)
     }
 
     /// The post if it exists and `reader` may see it (its author, or a friend of its author);
@@ -95,15 +96,6 @@ extension HuddleCore {
             return nil
         }
         return post
-    }
-
-    /// Sends the event to every live connection of `author` and of `author`'s friends (the
-    /// actor's own other devices included); nothing when none is online.
-    private func tellViewers(of author: Username, _ event: FeedEvent, into step: inout CoreStep) {
-        var viewers = friends(of: author)
-        viewers.insert(author)
-        let recipients = connections.connections(ofAnyOf: viewers)
-        if !recipients.isEmpty { step.outputs.append(.feedEvent(event, to: recipients)) }
     }
 
     private static func pageSize(_ limit: Int) -> Int {

@@ -110,13 +110,9 @@ extension HuddleCore {
         guard durableState.friendships.areFriends(me, friend) else {
             return fail(connection, requestID, CoreError(.notFriends, "you and \(friend) are not friends"), into: &step)
         }
-        record(.removeFriend(user: me, friend: friend, time: time), into: &step)
-        // Reading a loc: channel needs the friendship: live subscriptions that relied on it end.
-        for (reader, owner) in [(me, friend), (friend, me)] {
-            for readerConnection in connections.connections(of: reader) {
-                subscriptions.remove(readerConnection, from: "loc:" + owner)
-            }
-        }
+        let command = CoreCommand.removeFriend(user: me, friend: friend, time: time)
+        record(command, into: &step)
+        tellLive(after: command, at: time, into: &step)
         let notice = InboxNotice.friendRemoved(user: me, friend: friend)
         publishNotice(notice, to: friend, at: time, into: &step)
         publishNotice(notice, to: me, at: time, into: &step)
@@ -130,19 +126,17 @@ extension HuddleCore {
         reply(connection, requestID, .friends(list), into: &step)
     }
 
-    /// Records the friendship, tells both inboxes, and — since presence is only told to
-    /// friends — tells each side's live connections whether the other is online now.
+    /// Records the friendship, tells each side's live connections whether the other is online
+    /// (`tellLive`), then both inboxes.
     private func befriend(requester: Username, accepter: Username, at time: Int64, into step: inout CoreStep) {
-        record(.acceptFriendRequest(from: requester, to: accepter, time: time), into: &step)
+        let command = CoreCommand.acceptFriendRequest(from: requester, to: accepter, time: time)
+        record(command, into: &step)
+        tellLive(after: command, at: time, into: &step)
         let notice = InboxNotice.friendAccepted(from: requester, to: accepter)
         publishNotice(notice, to: requester, at: time, into: &step)
         notifyOfflineOfAcceptance(requester, by: accepter, at: time, into: &step)
         publishNotice(notice, to: accepter, at: time, into: &step)
         startActivityMatches(between: requester, and: accepter, at: time, into: &step)
-        for (user, friend) in [(requester, accepter), (accepter, requester)] where isOnline(user) {
-            let recipients = connections.connections(of: friend)
-            if !recipients.isEmpty { step.outputs.append(.presenceChanged(user: user, online: true, to: recipients)) }
-        }
     }
 
     private func drop(

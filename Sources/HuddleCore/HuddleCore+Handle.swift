@@ -63,6 +63,12 @@ extension HuddleCore {
             tick(at: time, into: &step)
         case .expireActivities:
             expireActivities(at: time, into: &step)
+        case let .presenceElsewhere(user, node, online):
+            presenceElsewhere(user, on: node, online: online, into: &step)
+        case let .nodeGone(node):
+            nodeGone(node, into: &step)
+        case .localTick:
+            tickLocally(at: time, into: &step)
         }
         return step
     }

@@ -25,10 +25,7 @@ extension HuddleCore {
             return fail(nil, requestID, CoreError(.badRequest, "no user \(username)"), into: &step)
         }
         let closing = connections.connections(of: username)
-        if !closing.isEmpty {
-            step.outputs.append(.closeConnections(closing, code: Self.revokedCloseCode, reason: "disconnected by the server"))
-            for connection in closing { forget(connection, at: time) }
-        }
+        close(closing, reason: "disconnected by the server", at: time, into: &step)
         reply(nil, requestID, .disconnected(count: closing.count), into: &step)
     }
 
@@ -40,13 +37,10 @@ extension HuddleCore {
         if !recipients.isEmpty { step.outputs.append(.presenceChanged(user: user, online: online, to: recipients)) }
     }
 
-    /// Ends presence grace periods, closes connections whose session expired, purges sessions
-    /// expired long enough ago (a durable change, so it is a command) and forgets login
-    /// failures that left their window.
+    /// The node-local part (`tickLocally`), then the durable one: purges sessions expired long
+    /// enough ago, trims expired history and forgets expired kept results, each a command.
     func tick(at time: Int64, into step: inout CoreStep) {
-        for user in presence.expire(at: time) {
-            announcePresence(of: user, online: false, into: &step)
-        }
+        tickLocally(at: time, into: &step)
         var purgeable = Set<[UInt8]>()
         while let next = sessionPurges.min, next.time <= time {
             _ = sessionPurges.popMin()
@@ -60,16 +54,27 @@ extension HuddleCore {
             record(.purgeExpiredSessions(tokenHashes: tokenHashes, time: time), into: &step)
         }
         trimExpiredHistory(at: time, into: &step)
-        closeExpiredConnections(at: time, into: &step)
-        loginThrottle.purge(at: time)
-        friendRequestThrottle.purge(at: time)
-        roomQuota.purge(at: time)
         if time >= nextKeptResultSweep {
             nextKeptResultSweep = time + configuration.keptResultSweepMilliseconds
             if !durableState.keptResults.isEmpty {
                 record(.forgetKeptResults(before: time - configuration.keptResultMilliseconds, time: time), into: &step)
             }
         }
+    }
+
+    /// What only this node's connections and throttles need, and no other node decides: ends
+    /// presence grace periods, closes connections whose session expired, forgets login
+    /// failures and other throttle entries that left their window. Alone it is
+    /// `CoreRequest.localTick`: in cluster mode, what a node not holding the ticker lease runs,
+    /// while the durable part comes from the ticker's log entries.
+    func tickLocally(at time: Int64, into step: inout CoreStep) {
+        for user in presence.expire(at: time) {
+            localPresenceChanged(of: user, online: false, into: &step)
+        }
+        closeExpiredConnections(at: time, into: &step)
+        loginThrottle.purge(at: time)
+        friendRequestThrottle.purge(at: time)
+        roomQuota.purge(at: time)
     }
 
     /// A connection signed in with a session that has since expired is closed (4001, like a
@@ -83,8 +88,6 @@ extension HuddleCore {
         }
         guard !expired.isEmpty else { return }
         let closing = connections.connections(usingSessions: expired).filter { (connections[$0]?.identity?.expiresAt ?? .max) <= time }
-        guard !closing.isEmpty else { return }
-        step.outputs.append(.closeConnections(closing, code: Self.revokedCloseCode, reason: "session expired"))
-        for connection in closing { forget(connection, at: time) }
+        close(closing, reason: "session expired", at: time, into: &step)
     }
 }

@@ -23,12 +23,12 @@ extension HuddleCore {
             let error = CoreError(.tooManyMemories, "a user keeps at most \(MemoryLimits.memoriesPerUser) memories")
             return fail(connection, requestID, error, into: &step)
         }
-        record(.createMemory(
+        let command = CoreCommand.createMemory(
             owner: owner, id: memory.id, title: memory.title, date: memory.date, placeName: memory.placeName,
-            position: memory.position, time: time), into: &step)
-        let stored = durableState.memories[memory.id]!
-        reply(connection, requestID, .memory(stored, includingPoints: true), into: &step)
-        announceMemoryChange(.created(stored.shown()), to: owner, into: &step)
+            position: memory.position, time: time)
+        record(command, into: &step)
+        reply(connection, requestID, .memory(durableState.memories[memory.id]!, includingPoints: true), into: &step)
+        tellLive(after: command, at: time, into: &step)
     }
 
     func updateMemory(
@@ -46,21 +46,22 @@ extension HuddleCore {
         case .set(let position): memory.position = position.normalized
         }
         if let problem = Self.memoryRefusal(of: memory) { return refuseMemoryRequest(connection, requestID, problem, into: &step) }
-        record(.updateMemory(
+        let command = CoreCommand.updateMemory(
             owner: owner, id: id, title: memory.title, date: memory.date, placeName: memory.placeName, position: memory.position,
-            time: time), into: &step)
-        let stored = durableState.memories[id]!
-        reply(connection, requestID, .memory(stored, includingPoints: false), into: &step)
-        announceMemoryChange(.updated(stored.shown()), to: owner, into: &step)
+            time: time)
+        record(command, into: &step)
+        reply(connection, requestID, .memory(durableState.memories[id]!, includingPoints: false), into: &step)
+        tellLive(after: command, at: time, into: &step)
     }
 
     func deleteMemory(_ connection: ConnectionRef, requestID: String, memory id: UInt64, at time: Int64, into step: inout CoreStep) {
         guard let owner = signedInIdentity(connection, requestID, into: &step)?.username,
               ownedMemory(id, of: owner, connection, requestID, into: &step) != nil
         else { return }
-        record(.deleteMemory(owner: owner, id: id, time: time), into: &step)
+        let command = CoreCommand.deleteMemory(owner: owner, id: id, time: time)
+        record(command, into: &step)
         reply(connection, requestID, .done, into: &step)
-        announceMemoryChange(.deleted(memory: id), to: owner, into: &step)
+        tellLive(after: command, at: time, into: &step)
     }
 
     func listMemories(_ connection: ConnectionRef, requestID: String, into step: inout CoreStep) {
@@ -93,7 +94,7 @@ extension HuddleCore {
             let error = CoreError(.tooManyPoints, "a memory holds at most \(MemoryLimits.pointsPerMemory) points")
             return fail(connection, requestID, error, into: &step)
         }
-        storePoint(point, in: id, of: owner, change: MemoryChange.pointAdded, connection, requestID, at: time, into: &step)
+        storePoint(point, in: id, of: owner, connection, requestID, at: time, into: &step)
     }
 
     func updateMemoryPoint(
@@ -116,7 +117,7 @@ extension HuddleCore {
         if let note = fields.note { point.note = note }
         if let photos = fields.photos { point.photos = photos }
         guard acceptablePoint(point, of: owner, connection, requestID, into: &step) else { return }
-        storePoint(point, in: id, of: owner, change: MemoryChange.pointUpdated, connection, requestID, at: time, into: &step)
+        storePoint(point, in: id, of: owner, connection, requestID, at: time, into: &step)
     }
 
     func deleteMemoryPoint(
@@ -128,20 +129,23 @@ extension HuddleCore {
         guard memory.point(pointID) != nil else {
             return fail(connection, requestID, CoreError(.pointNotFound, "memory \(id) has no point \(pointID)"), into: &step)
         }
-        record(.deleteMemoryPoint(owner: owner, memory: id, point: pointID, time: time), into: &step)
+        let command = CoreCommand.deleteMemoryPoint(owner: owner, memory: id, point: pointID, time: time)
+        record(command, into: &step)
         reply(connection, requestID, .done, into: &step)
-        announceMemoryChange(.pointDeleted(durableState.memories[id]!.shown(), point: pointID), to: owner, into: &step)
+        tellLive(after: command, at: time, into: &step)
     }
 
     // MARK: Helpers
 
     private func storePoint(
-        _ point: MemoryPoint, in id: UInt64, of owner: Username, change: (Memory, MemoryPoint) -> MemoryChange,
+        _ point: MemoryPoint, in id: UInt64, of owner: Username,
         _ connection: ConnectionRef, _ requestID: String, at time: Int64, into step: inout CoreStep
     ) {
-        record(.putMemoryPoint(owner: owner, memory: id, point: point, time: time), into: &step)
+        let command = CoreCommand.putMemoryPoint(owner: owner, memory: id, point: point, time: time)
+        let prior = priorFacts(of: command)
+        record(command, into: &step)
         reply(connection, requestID, .memoryPoint(memory: id, point), into: &step)
-        announceMemoryChange(change(durableState.memories[id]!.shown(), point), to: owner, into: &step)
+        tellLive(after: command, prior: prior, at: time, into: &step)
     }
 
     /// The caller's memory with this id. Otherwise nil, having replied `memory_not_found` —
@@ -178,11 +182,5 @@ extension HuddleCore {
 
     private func refuseMemoryRequest(_ connection: ConnectionRef, _ requestID: String, _ problem: String, into step: inout CoreStep) {
         fail(connection, requestID, CoreError(.badRequest, problem), into: &step)
-    }
-
-    /// Tells every live connection of the owner; nothing when none is online.
-    private func announceMemoryChange(_ change: MemoryChange, to owner: Username, into step: inout CoreStep) {
-        let recipients = connections.connections(of: owner)
-        if !recipients.isEmpty { step.outputs.append(.memoryChanged(change, to: recipients)) }
     }
 }

@@ -3,7 +3,9 @@
 ///
 /// "No live connection" is the registry's view, without the presence grace period: a phone the
 /// system suspended a moment ago has no socket to hear on, so it is told through the push
-/// gateway at once. A user online on any device is told live instead and gets no push.
+/// gateway at once. A user online on any device is told live instead and gets no push — in
+/// cluster mode on any node: another node's word includes its grace period (the nodes tell
+/// each other of presence, not of sockets), so there a push waits out that grace.
 ///
 /// Nothing here is durable or logged: what a notification tells of already is — the chat
 /// message in its room (the badge is the room's unread count) and the friend notice in the
@@ -41,7 +43,7 @@ extension HuddleCore {
         _ user: Username, kind: PushKind, title: String, body: PushBody, target: String, id: String, from: Username,
         at time: Int64, into step: inout CoreStep
     ) {
-        guard !connections.hasConnections(of: user) else { return }
+        guard !connections.hasConnections(of: user), !remotePresence.isOnline(user) else { return }
         let notification = PushNotification(
             user: user, kind: kind, title: title, body: body, badge: badge(of: user), target: target, id: id, from: from, time: time)
         step.outputs.append(.pushNotification(notification))

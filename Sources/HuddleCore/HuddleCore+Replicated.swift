@@ -3,8 +3,9 @@ import HuddleProtocol
 extension HuddleCore {
     /// Applies commands another node decided (cluster mode: an entry of the shared log) and
     /// returns what this node owes its own live connections because of them: the events its
-    /// subscribers would have got had the request been handled here. Never replies (the
-    /// deciding node answered) and never pushes (the deciding node handed those over).
+    /// subscribers would have got had the request been handled here (`deliver` and
+    /// `tellLive`, the same functions `handle` calls). Never replies (the deciding node
+    /// answered) and never pushes (the deciding node handed those over).
     public func applyReplicated(_ commands: [CoreCommand], at time: Int64) -> [CoreOutput] {
         var step = CoreStep()
         for command in commands {
@@ -19,7 +20,9 @@ extension HuddleCore {
                     clientID: clientID, time: time)
                 deliver(publication, into: &step)
             default:
+                let prior = priorFacts(of: command)
                 apply(command)
+                tellLive(after: command, prior: prior, at: time, into: &step)
             }
         }
         return step.outputs

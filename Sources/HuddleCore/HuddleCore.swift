@@ -18,6 +18,8 @@ public final class HuddleCore {
     /// change): publishes to their channels are refused `busy` until they catch up.
     var readersBehind = Set<ConnectionRef>()
     var presence: PresenceTracker
+    /// Cluster mode: who other nodes say is online there.
+    var remotePresence = RemotePresence()
     var loginThrottle: LoginThrottle
     var friendRequestThrottle: FriendRequestThrottle
     var roomQuota: RoomQuota
@@ -172,8 +174,12 @@ public final class HuddleCore {
     }
 
     /// True while the user has an authenticated connection, or is within the grace period
-    /// after their last one closed.
+    /// after their last one closed — on this node or, in cluster mode, on another.
     public func isOnline(_ user: Username) -> Bool {
+        isOnlineHere(user) || remotePresence.isOnline(user)
+    }
+
+    func isOnlineHere(_ user: Username) -> Bool {
         connections.hasConnections(of: user) || presence.isInGrace(user)
     }
 

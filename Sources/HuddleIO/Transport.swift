@@ -7,24 +7,30 @@ import Glibc
 /// handshake that waits for either — is handled here once.
 ///
 /// Loop-bound: the owner registers the fd with `loop` and calls everything on the loop's thread.
+///
+/// The variables are `@exclusivity(unchecked)`: they are read and written several times per
+/// message (queue size, interest, flush), each a run-time exclusivity check of ~80 instructions
+/// that the optimizer cannot drop for a class used from other modules. No access to them
+/// overlaps another: none is passed inout to a call that could reach the transport
+/// (`appendToQueue` moves the queue out first), and one thread touches them.
 public final class Transport {
     public let fd: Int32
     public let loop: EventLoop
     private let tls: TLSStream?
     /// Whether the owner wants the socket read (a held publisher, a request being sent: no).
     /// Takes effect at the next `updateInterest()`.
-    public var wantsInput = true
+    @exclusivity(unchecked) public var wantsInput = true
     /// The epoll mask registered for `fd`.
-    public private(set) var interest: UInt32
+    @exclusivity(unchecked) public private(set) var interest: UInt32
     /// Bytes written to the socket so far (a position in the outbound stream).
-    public private(set) var writtenBytes = 0
-    private var queue: [UInt8] = []
-    private var queueOffset = 0
+    @exclusivity(unchecked) public private(set) var writtenBytes = 0
+    @exclusivity(unchecked) private var queue: [UInt8] = []
+    @exclusivity(unchecked) private var queueOffset = 0
     /// Queue capacity kept after a flush; more is released so idle connections stay small.
     private let retainedQueueCapacity: Int
     /// `handshake()` was called and has not finished: the handshake alone decides the mask.
-    private var handshaking = false
-    public private(set) var isClosed = false
+    @exclusivity(unchecked) private var handshaking = false
+    @exclusivity(unchecked) public private(set) var isClosed = false
 
     /// - Parameters:
     ///   - registeredEvents: the mask `fd` is registered with in `loop` (the owner registers it).
@@ -47,9 +53,14 @@ public final class Transport {
         queue.append(contentsOf: bytes)
     }
 
-    /// Appends in place (frame writers encode straight into the queue).
+    /// Appends in place (frame writers encode straight into the queue). The queue is moved out
+    /// while `body` runs (no copy: its buffer stays uniquely referenced), so no access to the
+    /// unchecked property spans a call that could reach it again.
     public func appendToQueue(_ body: (inout [UInt8]) -> Void) {
-        body(&queue)
+        var bytes: [UInt8] = []
+        swap(&bytes, &queue)
+        body(&bytes)
+        swap(&bytes, &queue)
     }
 
     /// Drops queued bytes that have not started to leave: `cut` gets the queue and where its

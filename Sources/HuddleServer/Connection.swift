@@ -22,7 +22,9 @@ final class Connection: EventHandler, Flushable {
     var endpointSlot = -1
     /// Whatever per-connection state the endpoint keeps (nil for the raw bench endpoints).
     var endpointState: AnyObject?
-    var isDirty = false
+    /// Set and cleared by the loop's `PendingFlushes` once per message queued and per flush,
+    /// by plain loads and stores on the loop's thread: no run-time exclusivity check (see `Transport`).
+    @exclusivity(unchecked) var isDirty = false
 
     /// Deadline of the current phase (handshake, body, closing, draining), on the loop's clock.
     var deadline: Int64

@@ -5,8 +5,9 @@ extension Connection {
     enum Phase {
         /// TLS handshake in progress (wss port only).
         case tlsHandshake
-        /// Waiting for the HTTP request head.
-        case httpHead(HTTPHeadParser)
+        /// Waiting for the HTTP request head. Boxed: the parser is large, and the phase is read
+        /// on every message (`isOpen`, `session`), so it must stay a few words to copy.
+        indirect case httpHead(HTTPHeadParser)
         /// Reading a request body (HTTP API, photo), then waiting for its response.
         case httpBody(HTTPRequestBody)
         /// WebSocket open: messages flow both ways.

@@ -57,6 +57,9 @@ extension CoreRunner {
                 replyUnavailable(ref, requestID)
             case .deliver, .presenceChanged, .typing, .sessionAccepted, .verifyPassword, .hashNewPassword:
                 break
+            // Presence is ephemeral: a connection that came online stays so until it closes.
+            case .localPresence:
+                route(output)
             // Feed.
             case .feedEvent:
                 break

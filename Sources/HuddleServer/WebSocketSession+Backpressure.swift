@@ -6,9 +6,10 @@ import Logging
 /// slow-reader close.
 extension WebSocketSession {
     /// The memory bound: a new message is admitted while the queue holds less than the
-    /// ceiling, so memory per connection stays under it plus one message.
-    func admitOutput() -> Bool {
-        let maxOutboundBytes = connection.context.configuration.maxOutboundBytes
+    /// ceiling, so memory per connection stays under it plus one message. Given the connection
+    /// and its context the caller has already read (see `connection`).
+    func admitOutput(_ connection: Connection, _ context: LoopContext) -> Bool {
+        let maxOutboundBytes = context.configuration.maxOutboundBytes
         guard connection.queuedOutputBytes >= maxOutboundBytes else { return true }
         closeSlowConsumer(.queueLimit, reason: "outbound queue over \(maxOutboundBytes) bytes")
         return false
@@ -41,6 +42,7 @@ extension WebSocketSession {
     /// After a flush: a reader back under the threshold no longer holds publishers.
     func wroteSome(progressed: Bool) {
         if progressed { isStalled = false }
+        let connection = self.connection
         let queued = connection.queuedOutputBytes
         let backpressure = connection.context.backpressure
         if isBehind, queued <= backpressure.caughtUpBytes {

@@ -7,6 +7,8 @@ import Logging
 /// transport, and the reader's backpressure (`WebSocketSession+Backpressure.swift`). Lives in
 /// the connection's `.open` phase and, while the close handshake runs, in `.closing`.
 final class WebSocketSession {
+    /// Each read of an unowned reference is a checked strong retain: the per-message paths
+    /// read it once into a local.
     unowned let connection: Connection
     /// Until the session is over (closing or gone): then the endpoint has forgotten the connection.
     private(set) var endpoint: (any WebSocketEndpoint)?
@@ -81,18 +83,12 @@ final class WebSocketSession {
     }
 
     private func handle(_ event: WebSocketEvent) {
-        let context = connection.context
+        let connection = self.connection
         switch event {
         case .text(let payload):
-            if connection.isOpen {
-                context.metrics.loop(context.loop.index).messagesReceived.add(1, ordering: .relaxed)
-                endpoint?.received(.text, payload, from: connection)
-            }
+            received(.text, payload, on: connection)
         case .binary(let payload):
-            if connection.isOpen {
-                context.metrics.loop(context.loop.index).messagesReceived.add(1, ordering: .relaxed)
-                endpoint?.received(.binary, payload, from: connection)
-            }
+            received(.binary, payload, on: connection)
         case .ping(let payload):
             if connection.isOpen { enqueueFrame(.pong, payload) }
         case .pong:
@@ -102,12 +98,20 @@ final class WebSocketSession {
         }
     }
 
+    private func received(_ opcode: WebSocketOpcode, _ payload: [UInt8], on connection: Connection) {
+        guard connection.isOpen else { return }
+        let context = connection.context
+        context.metrics.loop(context.loop.index).messagesReceived.add(1, ordering: .relaxed)
+        endpoint?.received(opcode, payload, from: connection)
+    }
+
     // MARK: Frames out
 
     /// Queues a data message. Compressed when permessage-deflate was agreed and it is worth it.
     func send(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
-        guard admitOutput() else { return }
+        let connection = self.connection
         let context = connection.context
+        guard admitOutput(connection, context) else { return }
         if let deflate, payload.count >= PerMessageDeflater.minimumCompressibleSize {
             let deflater = privateDeflater ?? context.sharedDeflater(windowBits: deflate.serverMaxWindowBits)
             let compressed = payload.withUnsafeBytes { deflater.compress($0) }
@@ -115,22 +119,23 @@ final class WebSocketSession {
         } else {
             connection.transport.appendToQueue { WebSocketFrameWriter.append(opcode: opcode, payload: payload, to: &$0) }
         }
-        messageQueued()
+        messageQueued(connection, context)
     }
 
     /// Queues a frame encoded once for many recipients.
     func sendShared(_ frame: SharedFrame) {
-        guard admitOutput() else { return }
+        let connection = self.connection
+        let context = connection.context
+        guard admitOutput(connection, context) else { return }
         if acceptsSharedDeflatedFrames, let deflated = frame.deflated {
             connection.transport.enqueue(deflated)
         } else {
             connection.transport.enqueue(frame.plain)
         }
-        messageQueued()
+        messageQueued(connection, context)
     }
 
-    private func messageQueued() {
-        let context = connection.context
+    private func messageQueued(_ connection: Connection, _ context: LoopContext) {
         context.metrics.loop(context.loop.index).messagesSent.add(1, ordering: .relaxed)
         if !isBehind, !isStalled, connection.queuedOutputBytes > context.backpressure.behindBytes { setBehind(true) }
         context.markDirty(connection)

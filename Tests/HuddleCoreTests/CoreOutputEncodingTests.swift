@@ -27,6 +27,7 @@ import Testing
         .deliver(publication, to: [bob, alice]),
         .typing(channel: "chat:alice~bob", user: "alice", to: [bob]),
         .presenceChanged(user: "alice", online: false, to: []),
+        .localPresence(user: "alice", online: true),
         .verifyPassword(
             alice, requestID: "3", username: "alice", credentials: Credentials(salt: [0, 255], hash: [1, 2, 3], iterations: 600_000), password: "pw \"q\"",
             address: "192.0.2.1"),
@@ -62,7 +63,7 @@ import Testing
     /// Every case of `CoreOutput`, by name. The switch below has no `default:`, so a new case
     /// does not compile until it is named here, and `everyCaseHasASample` then wants a sample.
     enum Case: CaseIterable {
-        case reply, deliver, typing, presenceChanged, verifyPassword, hashNewPassword, closeConnections, sessionAccepted, authFailed, feedEvent
+        case reply, deliver, typing, presenceChanged, localPresence, verifyPassword, hashNewPassword, closeConnections, sessionAccepted, authFailed, feedEvent
         case pushNotification, memoryChanged, photoAccess
 
         init(_ output: CoreOutput) {
@@ -71,6 +72,7 @@ import Testing
             case .deliver: self = .deliver
             case .typing: self = .typing
             case .presenceChanged: self = .presenceChanged
+            case .localPresence: self = .localPresence
             case .verifyPassword: self = .verifyPassword
             case .hashNewPassword: self = .hashNewPassword
             case .closeConnections: self = .closeConnections

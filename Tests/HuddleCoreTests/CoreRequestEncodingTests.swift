@@ -37,6 +37,9 @@ import Testing
         CoreRequest(connection: alice, .connectionClosed),
         .tick,
         .expireActivities,
+        CoreRequest(.presenceElsewhere(user: "alice", node: "node-2", online: true)),
+        CoreRequest(.nodeGone(node: "node-2")),
+        CoreRequest(.localTick),
     ]
 
     @Test(arguments: samples) func readingWhatWasWrittenGivesTheRequestBack(_ request: CoreRequest) {

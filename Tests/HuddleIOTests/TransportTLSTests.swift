@@ -19,12 +19,7 @@ import Testing
         let pair = try UnixSocketPair(sendBuffer: Self.sendBuffer)
         defer { close(pair.peerEnd) }
         let tls = try TLSStream(context: serverContext, fd: pair.transportEnd)
-        let driver: TransportDriver = running.sync {
-            let transport = Transport(fd: pair.transportEnd, tls: tls, loop: running.loop, registeredEvents: EventLoop.readable)
-            let driver = TransportDriver(transport, handshakeFirst: true)
-            try! running.loop.register(pair.transportEnd, events: EventLoop.readable, handler: driver)
-            return driver
-        }
+        let driver = TransportDriver.registered(fd: pair.transportEnd, tls: tls, on: running, handshakeFirst: true)
         defer { running.sync { driver.transport.close() } }
         let peer = TLSPeer(context: clientContext.context, fd: pair.peerEnd, server: false)
         #expect(peer.handshake())
@@ -86,12 +81,7 @@ import Testing
         let pair = try UnixSocketPair(sendBuffer: 256 * 1024)
         defer { close(pair.peerEnd) }
         let tls = try TLSStream(clientContext: clientContext, fd: pair.transportEnd, serverName: "localhost")
-        let driver: TransportDriver = running.sync {
-            let transport = Transport(fd: pair.transportEnd, tls: tls, loop: running.loop, registeredEvents: EventLoop.readable)
-            let driver = TransportDriver(transport, handshakeFirst: false)
-            try! running.loop.register(pair.transportEnd, events: EventLoop.readable, handler: driver)
-            return driver
-        }
+        let driver = TransportDriver.registered(fd: pair.transportEnd, tls: tls, on: running, handshakeFirst: false)
         defer { running.sync { driver.transport.close() } }
 
         // Written before any handshake: the write itself starts it (ClientHello) and then

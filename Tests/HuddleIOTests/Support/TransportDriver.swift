@@ -51,3 +51,15 @@ final class TransportDriver: EventHandler {
 
     var isHandshakeDone: Bool { handshakeDone }
 }
+
+extension TransportDriver {
+    /// A transport on `fd`, registered with the running loop (readable) and driven by a new driver.
+    static func registered(fd: Int32, tls: TLSStream?, on running: RunningLoop, handshakeFirst: Bool) -> TransportDriver {
+        running.sync {
+            let transport = Transport(fd: fd, tls: tls, loop: running.loop, registeredEvents: EventLoop.readable)
+            let driver = TransportDriver(transport, handshakeFirst: handshakeFirst)
+            try! running.loop.register(fd, events: EventLoop.readable, handler: driver)
+            return driver
+        }
+    }
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Server instructions per message under callgrind: a figure that a busy machine does not
+# disturb (wall-clock and CPU-second figures need a quiet one), to compare two builds.
+#
+#   bench/instructions_per_message.sh BIN echo|broadcast|fanout [SECONDS] [TOP]     defaults: 10 s, top 25
+#
+# echo: wsload, 100 connections round-tripping 32-byte messages on /echo (one in flight each);
+# per message = instructions / messages echoed. broadcast: wsload, 1 publisher at 20 msg/s to
+# 200 subscribers on /broadcast; per message = instructions / deliveries. fanout: huddle-loadtest fanout, 1 publisher at
+# 20 msg/s to 100 subscribers on /v1; per message = instructions / deliveries. The counters are
+# zeroed once the load is connected (sign-ups and handshakes are not counted) and dumped at its
+# end. Counts user-space instructions of every server thread, not the kernel's: system calls
+# cost the same to both builds but are not in the figure.
+#
+# Needs valgrind (callgrind_control, callgrind_annotate), cc (builds ../shared/tools/wsload.c
+# into .build/wsload if missing) and, for fanout, this checkout's release huddle-loadtest.
+# Valgrind 3.19 cannot read the DWARF 5 that swiftc emits, so a copy of BIN without debug
+# info is profiled (function names come from the symbol table).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=$1 MODE=$2 SECS=${3:-10} TOP=${4:-25}
+WSLOAD=.build/wsload
+LOADTEST=.build/release/huddle-loadtest
+[ -x "$WSLOAD" ] || cc -O2 -o "$WSLOAD" ../shared/tools/wsload.c -lm
+WORK=$(mktemp -d)
+SERVER= WATCH=
+trap '[ -n "$WATCH" ] && kill "$WATCH" 2>/dev/null; [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"' EXIT
+objcopy --strip-debug "$BIN" "$WORK/huddle"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+mkdir "$WORK/data"
+valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind.out" "$WORK/huddle" --port "$PORT" --data-dir "$WORK/data" \
+    --bench --log-level warning --kdf-iterations 1000 --rate-limit 100000 --user-rate-limit 100000 \
+    --user-publish-bytes 1073741824 >"$WORK/server.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 600); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
+
+# zero_once PATTERN: zeroes the counters as soon as the load's progress output shows PATTERN.
+zero_once() {
+    until grep -q "$1" "$WORK/load.err" 2>/dev/null; do sleep 0.05; done
+    callgrind_control -z "$SERVER" >/dev/null
+}
+case $MODE in
+echo)
+    zero_once connected & WATCH=$!
+    "$WSLOAD" -p "$PORT" -m echo -u /echo -c 100 -w 1 -W 0 -d "$SECS" -x "$SERVER" >"$WORK/load.out" 2>"$WORK/load.err"
+    MESSAGES=$(tr ' ' '\n' <"$WORK/load.out" | sed -n 's/^sent=//p')
+    ;;
+broadcast)
+    zero_once connected & WATCH=$!
+    "$WSLOAD" -p "$PORT" -m bcast -u /broadcast -c 200 -P 1 -r 20 -W 0 -d "$SECS" -x "$SERVER" >"$WORK/load.out" 2>"$WORK/load.err"
+    MESSAGES=$(tr ' ' '\n' <"$WORK/load.out" | sed -n 's/^deliveries=//p' | head -1)
+    ;;
+fanout)
+    [ -x "$LOADTEST" ] || { echo "build the harness first: swift build -c release" >&2; exit 64; }
+    zero_once 'subscribed;' & WATCH=$!
+    "$LOADTEST" fanout --url "ws://127.0.0.1:$PORT" --subscribers 100 --rate 20 --warmup 0 --duration "$SECS" \
+        --server-pid "$SERVER" --json "$WORK/fanout.json" >"$WORK/load.out" 2>"$WORK/load.err"
+    MESSAGES=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["stream"]["delivered"])' "$WORK/fanout.json")
+    ;;
+*)
+    echo "workload: echo, broadcast or fanout" >&2
+    exit 64
+    ;;
+esac
+wait "$WATCH" 2>/dev/null || true
+WATCH=
+callgrind_control -d "$SERVER" >/dev/null
+kill "$SERVER"
+wait "$SERVER" 2>/dev/null || true
+SERVER=
+DUMP=$(ls "$WORK"/callgrind.out.* | head -1)
+TOTAL=$(sed -n 's/^summary: //p' "$DUMP")
+echo "$MODE: $MESSAGES messages, $TOTAL instructions, $((TOTAL / MESSAGES)) per message"
+# The frames live when the counters were zeroed (thread entries, the loop's run) are reported
+# with everything under them: left out.
+echo "top functions, instructions per message (exclusive):"
+callgrind_annotate --threshold=100 "$DUMP" 2>/dev/null |
+    sed -n 's/^ *\([0-9,]*\) ([ 0-9.]*%)  \(.*\) \[.*$/\1 \2/p' | tr -d , | grep -v 'PROGRAM TOTALS' |
+    awk -v m="$MESSAGES" -v t="$TOTAL" '$1 * 2 < t { n = $1; $1 = ""; sub(/^ [^:]*:/, ""); printf "%8.0f %s\n", n / m, $0 }' |
+    sort -rn | head -"$TOP"
