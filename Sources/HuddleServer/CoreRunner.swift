@@ -2,6 +2,7 @@ import Glibc
 import HuddleCore
 import HuddleIO
 import HuddleProtocol
+import HuddleRedis
 import HuddleWebSocket
 import Logging
 import Synchronization
@@ -32,6 +33,9 @@ final class CoreRunner: @unchecked Sendable {
     /// Cluster mode's login limit shared by the nodes; nil in single-node mode (nothing asked).
     /// Set before the thread starts.
     var sharedLoginThrottle: SharedLoginThrottle?
+    /// Cluster mode's global presence: this node's users online, told to the others, and
+    /// theirs submitted here. Set before the thread starts.
+    var presenceRegistry: RedisPresenceRegistry?
     let metrics: ServerMetrics
     let configuration: ServerConfiguration
     let logger: Logger
@@ -132,6 +136,7 @@ final class CoreRunner: @unchecked Sendable {
             pushGateway?.beginStopping(deadline: deadline)
             persistence?.shutDown(of: core.durableState, deadline: deadline)
             cluster?.close()
+            presenceRegistry?.close()
             loop.stop()
         }
         thread?.join()
@@ -208,10 +213,12 @@ final class CoreRunner: @unchecked Sendable {
     }
 
     private func tick() {
-        process(.tick, op: nil, submitted: 0)
+        // Cluster mode: one node (the ticker) decides the durable part; the others run the rest.
+        let decides = cluster?.isTicker ?? true
+        process(decides ? .tick : CoreRequest(.localTick), op: nil, submitted: 0)
         budgets.purge(now: MonotonicClock.milliseconds())
         metrics.budgetOwners.store(budgets.trackedOwnerCount, ordering: .relaxed)
-        process(.expireActivities, op: nil, submitted: 0)
+        if decides { process(.expireActivities, op: nil, submitted: 0) }
         guard let persistence else { return }  // cluster mode: writes come back with the writer
         do {
             try persistence.tick()

@@ -55,7 +55,9 @@ public final class Server {
             logger.notice("cluster node", metadata: ["node": "\(cluster.nodeName)", "redis": "\(cluster.redis)", "shared-dir": "\(cluster.sharedDirectory)"])
             clusterWriterID = writerID
             persistence = nil
-            core = HuddleCore(configuration: configuration.core, restoring: CoreDurableState())
+            var coreConfiguration = configuration.core
+            coreConfiguration.tellsLocalPresence = true  // presence is global: the others are told
+            core = HuddleCore(configuration: coreConfiguration, restoring: CoreDurableState())
             photoStore = try PhotoStore(directory: cluster.sharedDirectory + "/photos", temporaryName: "tmp-" + NodeLease.fileName(cluster.nodeName))
         } else {
             (persistence, core) = try Persistence.open(configuration: configuration, logger: logger)
@@ -71,6 +73,21 @@ public final class Server {
             // Its own connection on the core's loop: a login's check is not queued behind appends.
             let client = RedisClient(endpoint: cluster.redis, loop: runner.loop)
             runner.sharedLoginThrottle = SharedLoginThrottle(RedisLoginThrottle(client: client, limits: .init(configuration.core)))
+            // One lease per node: the registry renews `huddle:node:<name>` with the same value
+            // as the node's own lease (the writer ID).
+            runner.presenceRegistry = try RedisPresenceRegistry(
+                endpoint: cluster.redis, loop: runner.loop, node: cluster.nodeName, nonce: clusterWriterID ?? cluster.nodeName
+            ) { [unowned runner] changes in
+                for change in changes {
+                    let body: CoreRequestBody
+                    switch change {
+                    case .online(let user, let node): body = .presenceElsewhere(user: user, node: node, online: true)
+                    case .offline(let user, let node): body = .presenceElsewhere(user: user, node: node, online: false)
+                    case .nodeGone(let node): body = .nodeGone(node: node)
+                    }
+                    runner.process(CoreRequest(body), op: nil, submitted: 0)
+                }
+            }
         }
         let endpoints = contexts.map { context in
             ProtocolEndpoint(loopIndex: context.loop.index, runner: runner, configuration: configuration, metrics: metrics)

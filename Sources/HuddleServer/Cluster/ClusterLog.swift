@@ -44,6 +44,8 @@ final class ClusterLog {
     private var awaitingReplicas = false
 
     var writerConnected: Bool { writer.connectedAddress != nil }
+    /// This node holds `huddle:ticker` (as of the last renewal): it decides `tick`'s durable part.
+    private(set) var isTicker = false
 
     /// Entries one XRANGE or XREAD brings at most (a catching-up node reads in pages).
     static let pageSize = 1_000
@@ -221,17 +223,21 @@ final class ClusterLog {
 
     // MARK: The node's lease
 
-    /// Renews `huddle:node:<name>` if this node holds it (or nobody does) and reads the log's
-    /// top in the same round trip, for the lag `/healthz` judges.
+    /// Renews `huddle:node:<name>` if this node holds it (or nobody does), the ticker lease
+    /// likewise, and reads the log's top in the same round trip, for the lag `/healthz` judges.
     private func renewLease() {
         let arguments: [[UInt8]] = [
-            Array("EVAL".utf8), Array(NodeLease.renewScript.utf8), Array("2".utf8), Array(NodeLease.key(settings.nodeName).utf8),
-            Array(ClusterEntry.stream.utf8), Array(writerID.utf8), Array("\(Self.leaseMilliseconds)".utf8),
+            Array("EVAL".utf8), Array(NodeLease.renewScript.utf8), Array("3".utf8), Array(NodeLease.key(settings.nodeName).utf8),
+            Array(ClusterEntry.stream.utf8), Array(NodeLease.tickerKey.utf8), Array(writerID.utf8), Array("\(Self.leaseMilliseconds)".utf8),
         ]
         writer.send(arguments) { [unowned self] result in
-            guard case .success(let reply) = result, let parts = reply.elements, parts.count == 2,
-                  let held = parts[0].integer, let top = parts[1].string.flatMap(RedisStreamID.init)
+            guard case .success(let reply) = result, let parts = reply.elements, parts.count == 3,
+                  let held = parts[0].integer, let top = parts[1].string.flatMap(RedisStreamID.init), let ticking = parts[2].integer
             else { return }
+            if (ticking == 1) != isTicker {
+                isTicker = ticking == 1
+                logger.notice(isTicker ? "this node is the cluster's ticker" : "this node is no longer the cluster's ticker")
+            }
             if held == 0 {
                 logger.error("another node holds this node's name; names must be unique per cluster", metadata: ["node": "\(settings.nodeName)"])
             }

@@ -14,8 +14,13 @@ enum NodeLease {
         String(name.map { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) ? $0 : "_" })
     }
 
-    /// Renews KEYS[1] with ARGV[1] for ARGV[2] ms if it holds ARGV[1] or nothing; returns
-    /// {1 or 0, the ID of KEYS[2]'s newest entry or "0-0"}.
+    /// The ticker: the one node that sends `tick` (its durable part: purges, trims, activity
+    /// expiry); the others send `localTick` and get the durable part from its entries.
+    static let tickerKey = "huddle:ticker"
+
+    /// Renews KEYS[1] with ARGV[1] for ARGV[2] ms if it holds ARGV[1] or nothing, and takes or
+    /// renews the ticker lease KEYS[3] the same way; returns {1 or 0 (the node's lease),
+    /// the ID of KEYS[2]'s newest entry or "0-0", 1 or 0 (the ticker)}.
     static let renewScript = """
         local holder = redis.call('GET', KEYS[1])
         local held = 0
@@ -26,7 +31,13 @@ enum NodeLease {
         local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
         local top = '0-0'
         if last[1] then top = last[1][1] end
-        return {held, top}
+        local ticker = redis.call('GET', KEYS[3])
+        local ticking = 0
+        if ticker == false or ticker == ARGV[1] then
+          redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
+          ticking = 1
+        end
+        return {held, top, ticking}
         """
 
     /// Takes the lease for `nodeName` before the node starts, on a loop of its own (the core's
