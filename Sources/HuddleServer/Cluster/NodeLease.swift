@@ -22,22 +22,18 @@ enum NodeLease {
     /// renews the ticker lease KEYS[3] the same way; returns {1 or 0 (the node's lease),
     /// the ID of KEYS[2]'s newest entry or "0-0", 1 or 0 (the ticker)}.
     static let renewScript = """
-        local holder = redis.call('GET', KEYS[1])
-        local held = 0
-        if holder == false or holder == ARGV[1] then
-          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-          held = 1
+        local function renew(key)
+          local holder = redis.call('GET', key)
+          if holder == false or holder == ARGV[1] then
+            redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+            return 1
+          end
+          return 0
         end
         local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
         local top = '0-0'
         if last[1] then top = last[1][1] end
-        local ticker = redis.call('GET', KEYS[3])
-        local ticking = 0
-        if ticker == false or ticker == ARGV[1] then
-          redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2])
-          ticking = 1
-        end
-        return {held, top, ticking}
+        return {renew(KEYS[1]), top, renew(KEYS[3])}
         """
 
     /// Takes the lease for `nodeName` before the node starts, on a loop of its own (the core's
