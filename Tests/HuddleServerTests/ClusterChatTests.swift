@@ -100,6 +100,30 @@ import Testing
         }
     }
 
+    @Test func aWriteWhoseOutcomeWasLostIsUnavailableAndItsRetryIsNotASecondOne() async throws {
+        let cluster = try await ClusterHarness(nodes: 1)
+        // The lost reply takes the node's Redis reply deadline (5 s) to be given up on.
+        let alice = try ProtocolClient(port: cluster.port(0), receiveTimeout: 60)
+        try alice.signup("alice")
+        let room = "room:lost"
+        #expect(JSON.int(try alice.publish(room, ["n": 1])["offset"]) == 1)
+        // Redis stops answering: the append is sent, its reply never comes, the node drops the
+        // connection after its reply deadline. Whether Redis ran it on waking is unknown.
+        cluster.redis.pause()
+        let write: JSONObject = ["channel": room, "data": ["n": 2], "client_id": "second"]
+        let lost = try alice.request("publish", write)
+        cluster.redis.resume()
+        #expect((lost["error"] as? JSONObject)?["code"] as? String == "unavailable", "\(JSON.text(lost))")
+        var retried: JSONObject = [:]
+        try await untilHolds("the retry is taken") {
+            let reply = try alice.request("publish", write)
+            retried = (reply["result"] as? JSONObject) ?? [:]
+            return JSON.bool(reply["ok"]) == true
+        }
+        #expect(JSON.int(retried["offset"]) == 2, "\(JSON.text(retried))")
+        #expect(Self.offsets(try alice.ok("history", ["channel": room, "limit": 10])) == [2, 1], "landed or not, it is there once")
+    }
+
     @Test func aNodeKilledAndRestartedUnderItsNameRebuildsItsCopyFromTheLog() async throws {
         let cluster = try await ClusterHarness(nodes: 2)
         let (alice, token) = try ProtocolClient.signedUp("alice", port: cluster.port(0))
