@@ -35,10 +35,10 @@ extension CoreRunner {
             fanOut(ServerMessage.typingEvent(channel: channel, user: user, time: WallClock.milliseconds()), to: recipients)
         case .presenceChanged(let user, let online, let recipients):
             fanOut(ServerMessage.presenceEvent(user: user, online: online, time: WallClock.milliseconds()), to: recipients)
-        case .localPresence:
-            // Made only in cluster mode (`CoreConfiguration.tellsLocalPresence`), where it is
-            // for the other nodes; a single node has nobody to tell.
-            break
+        case .localPresence(let user, let online):
+            // Made only in cluster mode (`CoreConfiguration.tellsLocalPresence`): for the other
+            // nodes, through Redis.
+            presenceRegistry?.setLocal(user, online: online)
         case .verifyPassword(let ref, let requestID, let username, let credentials, let password, let address):
             verifyPassword(ref, requestID, username, credentials, password, address)
         case .hashNewPassword(let ref, let requestID, let username, let email, let password, let address):

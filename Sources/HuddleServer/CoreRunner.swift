@@ -2,6 +2,7 @@ import Glibc
 import HuddleCore
 import HuddleIO
 import HuddleProtocol
+import HuddleRedis
 import HuddleWebSocket
 import Logging
 import Synchronization
@@ -17,7 +18,11 @@ final class CoreRunner: @unchecked Sendable {
     let loop: EventLoop
     private var thread: LoopThread?
     let core: HuddleCore
-    let persistence: Persistence
+    /// The local write-ahead log; nil in cluster mode, whose log is `cluster`'s.
+    let persistence: Persistence?
+    /// Cluster mode (`--redis`): the shared log, and the turn held while its append is in flight.
+    let cluster: ClusterLog?
+    var clusterTurn = ClusterTurnState()
     let ioLoops: [EventLoop]
     /// One per I/O loop; set before the thread starts.
     var endpoints: [ProtocolEndpoint] = []
@@ -28,6 +33,9 @@ final class CoreRunner: @unchecked Sendable {
     /// Cluster mode's login limit shared by the nodes; nil in single-node mode (nothing asked).
     /// Set before the thread starts.
     var sharedLoginThrottle: SharedLoginThrottle?
+    /// Cluster mode's global presence: this node's users online, told to the others, and
+    /// theirs submitted here. Set before the thread starts.
+    var presenceRegistry: RedisPresenceRegistry?
     let metrics: ServerMetrics
     let configuration: ServerConfiguration
     let logger: Logger
@@ -45,8 +53,9 @@ final class CoreRunner: @unchecked Sendable {
     lazy var deflater = PerMessageDeflater(windowBits: 15, noContextTakeover: true)
     /// This turn's handled requests, routed only after their commands are in the log.
     var turn: [HandledRequest] = []
-    /// Set while the disk refuses writes: write requests are answered `unavailable`, reads go on.
-    private var writesRefused: String?
+    /// Set while the disk (or the shared log) refuses writes: write requests are answered
+    /// `unavailable`, reads go on.
+    var writesRefused: String?
     /// Debug builds: every request gets exactly one reply (`ReplyAudit`).
     var replyAudit = ReplyAudit()
     private var lastProbe: Int64 = 0
@@ -54,7 +63,7 @@ final class CoreRunner: @unchecked Sendable {
     var budgets: UsageBudgets
     /// Where a turn's commands are logged: the persistence, or in the rollback test a log that
     /// refuses them.
-    lazy var appendToLog: ([CoreCommand]) throws -> Void = { [persistence] in try persistence.append($0) }
+    lazy var appendToLog: ([CoreCommand]) throws -> Void = { [persistence] in try persistence?.append($0) }
 
     struct HandledRequest {
         var request: CoreRequest
@@ -81,8 +90,8 @@ final class CoreRunner: @unchecked Sendable {
     }
 
     init(
-        configuration: ServerConfiguration, core: HuddleCore, persistence: Persistence, ioLoops: [EventLoop],
-        metrics: ServerMetrics, logger: Logger
+        configuration: ServerConfiguration, core: HuddleCore, persistence: Persistence?, ioLoops: [EventLoop],
+        metrics: ServerMetrics, logger: Logger, clusterWriterID: String? = nil
     ) throws {
         self.configuration = configuration
         self.core = core
@@ -91,6 +100,11 @@ final class CoreRunner: @unchecked Sendable {
         self.metrics = metrics
         self.logger = logger
         loop = try EventLoop(index: ioLoops.count, readBufferSize: 16)
+        if let settings = configuration.cluster, let clusterWriterID, let clusterMetrics = metrics.cluster {
+            cluster = ClusterLog(settings: settings, writerID: clusterWriterID, loop: loop, metrics: clusterMetrics, logger: logger)
+        } else {
+            cluster = nil
+        }
         passwordHashes = try PasswordHashQueue(threads: 2, metrics: metrics.passwordHashes)
         outbox = Array(repeating: [], count: ioLoops.count)
         budgets = UsageBudgets(configuration: configuration)
@@ -100,7 +114,8 @@ final class CoreRunner: @unchecked Sendable {
             let interval = Int64(configuration.summaryIntervalMilliseconds)
             var summary = ActivitySummary(metrics: metrics)
             loop.schedule(after: interval, repeating: interval) { [unowned self] in
-                summary.log(usersOnline: self.core.usersOnline, logPosition: self.persistence.logPosition, to: self.logger)
+                let position = self.persistence?.logPosition ?? self.cluster?.position ?? 0
+                summary.log(usersOnline: self.core.usersOnline, logPosition: position, to: self.logger)
             }
         }
     }
@@ -108,6 +123,7 @@ final class CoreRunner: @unchecked Sendable {
     func attach(_ endpoints: [ProtocolEndpoint]) { self.endpoints = endpoints }
 
     func start() throws {
+        if cluster != nil { loop.execute { [self] in startCluster() } }
         thread = try LoopThread.spawn(name: "huddle-core") { [loop] in loop.run() }
     }
 
@@ -118,12 +134,14 @@ final class CoreRunner: @unchecked Sendable {
         loop.execute { [self] in
             endTurn()
             pushGateway?.beginStopping(deadline: deadline)
-            persistence.shutDown(of: core.durableState, deadline: deadline)
+            persistence?.shutDown(of: core.durableState, deadline: deadline)
+            cluster?.close()
+            presenceRegistry?.close()
             loop.stop()
         }
         thread?.join()
         passwordHashes.stop()
-        persistence.close()
+        persistence?.close()
     }
 
     // MARK: Submitting (any thread)
@@ -159,6 +177,7 @@ final class CoreRunner: @unchecked Sendable {
     // MARK: Core thread
 
     func process(_ request: CoreRequest, op: String?, submitted: UInt64) {
+        if cluster != nil, !admitToClusterTurn(request, op: op, submitted: submitted) { return }
         replyAudit.expect(request)
         if sharedLoginThrottle != nil, case .beginLogin(let login, _, _) = request.body, let ref = request.connection, let requestID = request.requestID {
             secrets[ref, default: [:]][requestID, default: PendingSecrets()].login = login
@@ -182,7 +201,7 @@ final class CoreRunner: @unchecked Sendable {
     /// read of this turn (from any of the user's connections) already finds the budget spent;
     /// the encoded outputs wait in the turn for their place in the reply order. A read changes
     /// nothing, so there is nothing for the log to confirm first.
-    private func routeRead(_ handled: HandledRequest) -> [[LoopDelivery]] {
+    func routeRead(_ handled: HandledRequest) -> [[LoopDelivery]] {
         let pending = outbox
         outbox = Array(repeating: [], count: ioLoops.count)
         var replyBytes = 0
@@ -194,10 +213,13 @@ final class CoreRunner: @unchecked Sendable {
     }
 
     private func tick() {
-        process(.tick, op: nil, submitted: 0)
+        // Cluster mode: one node (the ticker) decides the durable part; the others run the rest.
+        let decides = cluster?.isTicker ?? true
+        process(decides ? .tick : CoreRequest(.localTick), op: nil, submitted: 0)
         budgets.purge(now: MonotonicClock.milliseconds())
         metrics.budgetOwners.store(budgets.trackedOwnerCount, ordering: .relaxed)
-        process(.expireActivities, op: nil, submitted: 0)
+        if decides { process(.expireActivities, op: nil, submitted: 0) }
+        guard let persistence else { return }  // cluster mode: writes come back with the writer
         do {
             try persistence.tick()
         } catch {
@@ -220,13 +242,17 @@ final class CoreRunner: @unchecked Sendable {
     /// and only then send the turn's replies and events. If the log refuses, the turn's writes
     /// are taken back (the durable state is rebuilt from disk) and answered `unavailable`.
     private func endTurn() {
+        if cluster != nil {
+            endClusterTurn()
+            return
+        }
         defer {
             // Only here, with every applied command in the log, is the state exactly what the
             // log's last sequence says: a snapshot taken mid-turn would hold changes the log
             // has not got yet, and a restart would replay them a second time.
             if snapshotRequested, writesRefused == nil {
                 snapshotRequested = false
-                persistence.beginSnapshot(of: core.durableState, coreLoop: loop) {}
+                persistence?.beginSnapshot(of: core.durableState, coreLoop: loop) {}
             }
         }
         routeTurn()
@@ -248,6 +274,12 @@ final class CoreRunner: @unchecked Sendable {
                 rollBack()
             }
         }
+        finishTurn(logged: logged)
+    }
+
+    /// Routes the turn's outputs into the outbox — as they are when its commands are in the
+    /// log, as `routeUnlogged` says when they never got there — and empties the turn.
+    func finishTurn(logged: Bool) {
         let finished = MonotonicClock.nanoseconds()
         for handled in turn {
             if let (connection, text) = handled.refusal {
@@ -277,7 +309,7 @@ final class CoreRunner: @unchecked Sendable {
         turn.removeAll(keepingCapacity: true)
     }
 
-    private func refuseWrites(because reason: String) {
+    func refuseWrites(because reason: String) {
         if writesRefused == nil {
             logger.critical("storage refuses writes; serving reads only until it recovers", metadata: ["reason": "\(reason)"])
         }
@@ -288,6 +320,7 @@ final class CoreRunner: @unchecked Sendable {
     /// Puts the durable state back to what is on disk, keeping connections and subscriptions.
     private func rollBack() {
         do {
+            guard let persistence else { preconditionFailure("cluster mode rolls back to a checkpoint") }
             core.restoreDurableState(try persistence.durableStateOnDisk(configuration: configuration.core))
         } catch {
             // Memory now holds changes the disk does not: the only safe state is a restart.

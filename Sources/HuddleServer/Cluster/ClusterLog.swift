@@ -1,0 +1,248 @@
+import Glibc
+import HuddleCore
+import HuddleCrypto
+import HuddleIO
+import HuddleRedis
+import Logging
+import Synchronization
+
+/// This node's end of the shared log (docs/ARCHITECTURE.md, "Cluster mode"): two Redis
+/// connections on the core's loop — the writer (compare-and-append of each turn, the node's
+/// lease) and the reader (XREAD BLOCK) — and the position of the last entry applied here.
+///
+/// Core thread only. It decides nothing about the core: it hands entries over
+/// (`takeApplicable`) and reports each append's outcome; `CoreRunner+Cluster` does the turn.
+final class ClusterLog {
+    enum AppendOutcome {
+        case appended
+        /// Another node took the position first: the turn was decided on a stale state.
+        case positionTaken
+        /// Not written (`notConnected`), or unknown whether written (`connectionLost`).
+        case failed(RedisError)
+    }
+
+    let settings: ClusterSettings
+    /// The writer of this node's entries and the value of its lease: node name and boot nonce.
+    let writerID: String
+    let metrics: ClusterMetrics
+    private let loop: EventLoop
+    private let logger: Logger
+    private let writer: RedisClient
+    private let reader: RedisClient
+    /// The last entry applied here.
+    private(set) var position: UInt64 = 0
+    /// Where the reader's next XREAD starts.
+    private var readCursor: UInt64 = 0
+    /// Entries read but not applied yet, in position order, all above `position`.
+    private var inbox: [ClusterEntry] = []
+    /// The reader brought entries: the runner applies them when no turn is open.
+    var onEntries: () -> Void = {}
+    /// The writer's connection came up (true) or went down (false).
+    var onWriterStatus: (Bool) -> Void = { _ in }
+    private var turnNumber: UInt64 = 0
+    /// The turn's XADD landed and its WAIT is awaited.
+    private var awaitingReplicas = false
+
+    var writerConnected: Bool { writer.connectedAddress != nil }
+    /// This node holds `huddle:ticker` (as of the last renewal): it decides `tick`'s durable part.
+    private(set) var isTicker = false
+
+    /// Entries one XRANGE or XREAD brings at most (a catching-up node reads in pages).
+    static let pageSize = 1_000
+    static let leaseMilliseconds = 3_000
+    static let leaseRenewalMilliseconds: Int64 = 1_000
+
+    init(settings: ClusterSettings, writerID: String, loop: EventLoop, metrics: ClusterMetrics, logger: Logger) {
+        self.settings = settings
+        self.writerID = writerID
+        self.loop = loop
+        self.metrics = metrics
+        self.logger = logger
+        writer = RedisClient(endpoint: settings.redis, loop: loop)
+        reader = RedisClient(endpoint: settings.redis, loop: loop)
+    }
+
+    /// On the core loop, before its first turn.
+    func start() {
+        writer.onStatusChange = { [unowned self] address, error in writerStatusChanged(address, error) }
+        // Connected already if the connect finished within the client's first task.
+        if let address = writer.connectedAddress { writerStatusChanged(address, nil) }
+        _ = loop.schedule(after: Self.leaseRenewalMilliseconds, repeating: Self.leaseRenewalMilliseconds) { [unowned self] in renewLease() }
+        read()
+    }
+
+    private func writerStatusChanged(_ address: RedisAddress?, _ error: RedisError?) {
+        metrics.writerConnected.store(address != nil, ordering: .relaxed)
+        if let address {
+            logger.notice("shared log writer connected to Redis", metadata: ["address": "\(address)"])
+            renewLease()
+        } else if let error {
+            logger.error("shared log writer lost Redis", metadata: ["error": "\(error)"])
+        }
+        onWriterStatus(address != nil)
+    }
+
+    func close() {
+        writer.close()
+        reader.close()
+    }
+
+    // MARK: Appending
+
+    /// Appends `commands` as this node's next turn at `position + 1`. One at a time: the next
+    /// only after this one's outcome (a second one behind it could land on top of another
+    /// node's entry if this one lost).
+    func append(_ commands: [CoreCommand], outcome: @escaping (AppendOutcome) -> Void) {
+        turnNumber += 1
+        let target = position + 1
+        let entry = ClusterEntry(position: target, writer: writerID, turn: turnNumber, commands: commands)
+        let started = MonotonicClock.nanoseconds()
+        writer.appendAt(ClusterEntry.stream, position: target, fields: entry.fields) { [self] result in
+            if settings.waitReplicas > 0, case .success(true) = result {
+                awaitingReplicas = true  // the WAIT behind it decides
+                return
+            }
+            metrics.observeAppend(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
+            switch result {
+            case .success(true):
+                advance(to: target)
+                outcome(.appended)
+            case .success(false):
+                metrics.appendConflicts.add(1, ordering: .relaxed)
+                outcome(.positionTaken)
+            case .failure(let error):
+                outcome(.failed(error))
+            }
+        }
+        guard settings.waitReplicas > 0 else { return }
+        // Pipelined behind the XADD on the same connection: one round trip, and WAIT counts the
+        // replicas that have this connection's writes so far, the entry included.
+        let wait = ["WAIT", "\(settings.waitReplicas)", "\(ClusterSettings.waitMilliseconds)"].map { Array($0.utf8) }
+        writer.send(wait, blockingFor: Int64(ClusterSettings.waitMilliseconds)) { [self] result in
+            guard awaitingReplicas else { return }  // the XADD did not land: its outcome is given
+            awaitingReplicas = false
+            metrics.observeAppend(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
+            switch result {
+            case .success(let reply) where (reply.integer ?? 0) >= Int64(settings.waitReplicas):
+                advance(to: target)
+                outcome(.appended)
+            case .success(let reply):
+                // In the log but not on enough replicas: not answered ok, and applied by the
+                // reader like any entry (this node's position did not move).
+                metrics.waitShortfalls.add(1, ordering: .relaxed)
+                outcome(.failed(.server(
+                    "WAIT: \(reply.integer ?? 0) of \(settings.waitReplicas) replicas had the entry within \(ClusterSettings.waitMilliseconds) ms")))
+            case .failure(let error):
+                outcome(.failed(error))
+            }
+        }
+    }
+
+    /// Reads the entries after `position` up to the log's top on the writer's connection (the
+    /// reader's may be blocked), into the inbox: what a refused append missed.
+    func fetchMissed(completion: @escaping (RedisError?) -> Void) {
+        let from = max(position, inbox.last?.position ?? 0) + 1
+        writer.xrange(ClusterEntry.stream, from: RedisStreamID(milliseconds: from, sequence: 0), count: Self.pageSize) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(error)
+            case .success(let entries):
+                receive(entries)
+                if entries.count == Self.pageSize { fetchMissed(completion: completion) } else { completion(nil) }
+            }
+        }
+    }
+
+    // MARK: Applying
+
+    /// The inbox's entries that follow `position` without a gap, taken out; `position` moves
+    /// past them (the caller applies every one).
+    func takeApplicable() -> [ClusterEntry] {
+        var taken: [ClusterEntry] = []
+        while let first = inbox.first {
+            if first.position <= position {
+                inbox.removeFirst()
+            } else if first.position == position + 1 {
+                taken.append(inbox.removeFirst())
+                position += 1
+            } else {
+                // Never expected (positions are contiguous): read again from where this node is.
+                logger.warning("gap in the shared log read; reading it again", metadata: [
+                    "position": "\(position)", "next": "\(first.position)",
+                ])
+                inbox.removeAll()
+                readCursor = position
+                break
+            }
+        }
+        metrics.position.store(position, ordering: .relaxed)
+        return taken
+    }
+
+    private func advance(to target: UInt64) {
+        position = target
+        inbox.removeAll { $0.position <= target }
+        metrics.position.store(position, ordering: .relaxed)
+        if target > metrics.top.load(ordering: .relaxed) { metrics.top.store(target, ordering: .relaxed) }
+    }
+
+    private func receive(_ entries: [RedisStreamEntry]) {
+        for raw in entries {
+            let entry: ClusterEntry
+            do {
+                entry = try ClusterEntry(raw)
+            } catch {
+                // Applying around it would make this node's state differ from every other's.
+                logger.critical("cannot read the shared log; exiting", metadata: ["error": "\(error)"])
+                exit(70)
+            }
+            guard entry.position > position, entry.position > (inbox.last?.position ?? 0) else { continue }
+            inbox.append(entry)
+            if entry.position > metrics.top.load(ordering: .relaxed) { metrics.top.store(entry.position, ordering: .relaxed) }
+        }
+    }
+
+    /// The reader: XREAD BLOCK from the cursor, forever, on its own connection.
+    private func read() {
+        readCursor = max(readCursor, position)
+        reader.xread(
+            ClusterEntry.stream, after: RedisStreamID(milliseconds: readCursor, sequence: 0), count: Self.pageSize, blockMilliseconds: 1_000
+        ) { [unowned self] result in
+            switch result {
+            case .success(let entries):
+                if let last = entries.last { readCursor = max(readCursor, last.id.milliseconds) }
+                receive(entries)
+                if !inbox.isEmpty { onEntries() }
+                read()
+            case .failure:
+                // Down: the client reconnects by itself; try again shortly.
+                _ = loop.schedule(after: 100) { [unowned self] in read() }
+            }
+        }
+    }
+
+    // MARK: The node's lease
+
+    /// Renews `huddle:node:<name>` if this node holds it (or nobody does), the ticker lease
+    /// likewise, and reads the log's top in the same round trip, for the lag `/healthz` judges.
+    private func renewLease() {
+        let arguments: [[UInt8]] = [
+            Array("EVAL".utf8), Array(NodeLease.renewScript.utf8), Array("3".utf8), Array(NodeLease.key(settings.nodeName).utf8),
+            Array(ClusterEntry.stream.utf8), Array(NodeLease.tickerKey.utf8), Array(writerID.utf8), Array("\(Self.leaseMilliseconds)".utf8),
+        ]
+        writer.send(arguments) { [unowned self] result in
+            guard case .success(let reply) = result, let parts = reply.elements, parts.count == 3,
+                  let held = parts[0].integer, let top = parts[1].string.flatMap(RedisStreamID.init), let ticking = parts[2].integer
+            else { return }
+            if (ticking == 1) != isTicker {
+                isTicker = ticking == 1
+                logger.notice(isTicker ? "this node is the cluster's ticker" : "this node is no longer the cluster's ticker")
+            }
+            if held == 0 {
+                logger.error("another node holds this node's name; names must be unique per cluster", metadata: ["node": "\(settings.nodeName)"])
+            }
+            if top.milliseconds > metrics.top.load(ordering: .relaxed) { metrics.top.store(top.milliseconds, ordering: .relaxed) }
+            metrics.topKnown.store(true, ordering: .relaxed)
+        }
+    }
+}
