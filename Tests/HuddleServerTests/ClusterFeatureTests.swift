@@ -18,19 +18,6 @@ import Testing
     /// Short presence grace, so "offline after the grace" takes one second.
     static let arguments = ["--presence-grace", "1"]
 
-    /// A connection to `port` signed in with `token`, once that node has applied the session
-    /// (made on another node a moment ago).
-    static func signedIn(_ token: String, port: Int) async throws -> ProtocolClient {
-        var client: ProtocolClient?
-        try await untilHolds("the session is known on port \(port)") {
-            let candidate = try ProtocolClient(port: port)
-            guard JSON.bool(try candidate.request("auth", ["token": token])["ok"]) == true else { return false }
-            client = candidate
-            return true
-        }
-        return client!
-    }
-
     /// `asker` asks `answerer` (on another node), who accepts once the request reached them:
     /// friends, each told live through the inbox (both must be subscribed to theirs).
     static func befriend(_ asker: ProtocolClient, _ askerName: String, _ answerer: ProtocolClient, _ answererName: String) throws {
@@ -76,7 +63,7 @@ import Testing
         #expect(atAlice["from"] as? String == "bob" && (atAlice["data"] as? JSONObject)?["text"] as? String == "hi alice")
 
         // History and unread counts from the third node.
-        let aliceOnThird = try await Self.signedIn(aliceToken, port: cluster.port(2))
+        let aliceOnThird = try await ProtocolClient.authenticatedOnceKnown(aliceToken, port: cluster.port(2))
         try await untilHolds("node 3 has both messages") {
             Self.offsets(try aliceOnThird.ok("history", ["channel": room, "limit": 10])) == [2, 1]
         }
@@ -95,7 +82,7 @@ import Testing
         // Resume: bob leaves node 2 at offset 2, misses 3…5, comes back on node 3.
         shutdown(bob.raw.fd, Int32(SHUT_RDWR))
         for text in ["three", "four", "five"] { try alice.publish(room, ["text": text]) }
-        let bobOnThird = try await Self.signedIn(bobToken, port: cluster.port(2))
+        let bobOnThird = try await ProtocolClient.authenticatedOnceKnown(bobToken, port: cluster.port(2))
         let resumed = try bobOnThird.subscribe(room, since: (epoch, 2))
         #expect(JSON.bool(resumed["recovered"]) == true, "\(JSON.text(resumed))")
         var seen = Self.offsets(resumed)
@@ -128,7 +115,7 @@ import Testing
         try alice.publish(room, ["text": "are you there?"])
         try await receiver.waitForRequests(1, timeout: 20)
         // A second message from another node, then a barrier: every node's hand-offs done.
-        let aliceOnThird = try await Self.signedIn(aliceToken, port: cluster.port(2))
+        let aliceOnThird = try await ProtocolClient.authenticatedOnceKnown(aliceToken, port: cluster.port(2))
         try aliceOnThird.publish(room, ["text": "hello?"])
         try await receiver.waitForRequests(2, timeout: 20)
         try await untilHolds("no webhook request under way on any node") {
@@ -183,7 +170,7 @@ import Testing
     @Test func memoriesAndPhotosFollowTheOwnerToAnotherNode() async throws {
         let cluster = try await ClusterHarness(arguments: Self.arguments)
         let (laptop, token) = try ProtocolClient.signedUp("alice", port: cluster.port(0))
-        let phone = try await Self.signedIn(token, port: cluster.port(1))
+        let phone = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(1))
 
         // A photo uploaded on node 1 is fetched, byte for byte, on node 2.
         let bytes = PhotoRequest.photo(7)
@@ -204,7 +191,7 @@ import Testing
         let added = try phone.nextEvent { $0["event"] as? String == "memory_changed" }
         #expect(added["action"] as? String == "point_added" && (added["point"] as? JSONObject)?["photos"] as? [String] == [hash])
         // The photo a point names, fetched on the third node; the memory read there too.
-        let third = try await Self.signedIn(token, port: cluster.port(2))
+        let third = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(2))
         try await untilHolds("node 3 has the point") {
             JSON.int((try third.ok("memory", ["memory": memory])["memory"] as? JSONObject)?["point_count"]) == 1
         }
@@ -244,12 +231,12 @@ import Testing
     @Test func logoutOnOneNodeClosesTheUsersConnectionsOnEveryNode() async throws {
         let cluster = try await ClusterHarness(arguments: Self.arguments)
         let (first, token) = try ProtocolClient.signedUp("alice", port: cluster.port(0))
-        let sameSession = try await Self.signedIn(token, port: cluster.port(1))
+        let sameSession = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(1))
         // Node 3 knows alice once her session is known there: then she logs in on it.
-        let sameSessionOnThird = try await Self.signedIn(token, port: cluster.port(2))
+        let sameSessionOnThird = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(2))
         let otherDevice = try ProtocolClient(port: cluster.port(2))
         let otherToken = try otherDevice.login("alice")
-        let otherDeviceElsewhere = try await Self.signedIn(otherToken, port: cluster.port(1))
+        let otherDeviceElsewhere = try await ProtocolClient.authenticatedOnceKnown(otherToken, port: cluster.port(1))
 
         #expect(JSON.int(try first.ok("logout", ["all": true])["revoked"]) == 2)
         let revoked = WebSocketCloseCode(rawValue: 4001)
@@ -271,7 +258,7 @@ import Testing
     @Test func loginThrottlingCountsGuessesOnEveryNodeTogether() async throws {
         let cluster = try await ClusterHarness(arguments: Self.arguments)
         let (_, token) = try ProtocolClient.signedUp("alice", port: cluster.port(0))
-        for node in cluster.indices { _ = try await Self.signedIn(token, port: cluster.port(node)) }
+        for node in cluster.indices { _ = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(node)) }
 
         // Five wrong passwords from one address, spread over the three nodes: as many as one
         // node allows (protocol.md, "login"). The sixth, right or wrong, on any node, is refused.

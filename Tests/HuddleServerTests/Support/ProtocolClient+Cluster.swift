@@ -23,6 +23,19 @@ extension ProtocolClient {
         }
     }
 
+    /// A connection to `port` signed in with `token` (`auth`), once that node has applied the
+    /// session: it was made on another node a moment ago.
+    static func authenticatedOnceKnown(_ token: String, port: Int) async throws -> ProtocolClient {
+        var client: ProtocolClient?
+        try await untilHolds("the session is known on port \(port)") {
+            let candidate = try ProtocolClient(port: port)
+            guard JSON.bool(try candidate.request("auth", ["token": token])["ok"]) == true else { return false }
+            client = candidate
+            return true
+        }
+        return client!
+    }
+
     /// The next `presence` event about `user`: whether they are online.
     func nextPresence(of user: String, timeout: Double = 20) throws -> Bool? {
         let event = try nextEvent(timeout: timeout) { $0["event"] as? String == "presence" && $0["user"] as? String == user }
