@@ -102,6 +102,7 @@ import Testing
         let (alice, aliceToken) = try Self.user("alice", port: cluster.port(0))
         let (bob, _) = try Self.user("bob", port: cluster.port(1))
         try Self.befriend(alice, "alice", bob, "bob")
+        #expect(try alice.nextPresence(of: "bob") == true)
         let room = "chat:alice~bob"
         try bob.subscribe(room)
 
