@@ -8,7 +8,7 @@
 //   wiring:    HuddleServer (all of the above); HuddleClient (IO, WebSocket, Protocol)
 //   programs:  huddle (HuddleServer; HuddleStore for `huddle data`), huddle-chat and
 //              huddle-loadtest (HuddleClient).
-//   cluster:   CHiredis (hiredis) <- HuddleRedis (IO): Redis for cluster mode, not wired into the server yet.
+//   cluster:   CHiredis (hiredis) <- HuddleRedis (IO): Redis for cluster mode (`huddle serve --redis`), used by HuddleServer.
 import PackageDescription
 
 let package = Package(
@@ -67,7 +67,7 @@ let package = Package(
             name: "HuddleServer",
             dependencies: [
                 "HuddleIO", "HuddleCrypto", "HuddleWebSocket", "HuddleProtocol", "HuddleCore", "HuddleStore",
-                "HuddleWebApp", "HuddleBuildInfo",
+                "HuddleWebApp", "HuddleBuildInfo", "HuddleRedis",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -78,6 +78,7 @@ let package = Package(
             dependencies: [
                 "HuddleServer",
                 "HuddleStore",
+                "HuddleRedis",
                 "HuddleBuildInfo",
                 "HuddleIO",
                 "HuddleProtocol",

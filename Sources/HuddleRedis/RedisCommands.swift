@@ -30,11 +30,40 @@ extension RedisClient {
         if let blockMilliseconds { arguments += ["BLOCK", "\(blockMilliseconds)"] }
         arguments += ["STREAMS", stream, after.description]
         let reply = try await command(arguments, blockingFor: blockMilliseconds.map { $0 == 0 ? .max : Int64($0) } ?? 0)
+        return try xreadEntries(reply)
+    }
+
+    private func xreadEntries(_ reply: RedisReply) throws(RedisError) -> [RedisStreamEntry] {
         if reply == .null { return [] }
         guard let streams = reply.elements, streams.count == 1, let pair = streams[0].elements, pair.count == 2 else {
             throw .unexpectedReply(command: "XREAD", reply: reply)
         }
         return try entries(pair[1], command: "XREAD")
+    }
+
+    /// XRANGE on the loop's thread, the entries (or why not) as a callback there.
+    public func xrange(
+        _ stream: String, from start: RedisStreamID? = nil, to end: RedisStreamID? = nil, count: Int? = nil,
+        entries: @escaping (Result<[RedisStreamEntry], RedisError>) -> Void
+    ) {
+        var arguments = ["XRANGE", stream, start?.description ?? "-", end?.description ?? "+"]
+        if let count { arguments += ["COUNT", "\(count)"] }
+        send(arguments.map(bytes)) { [self] result in
+            entries(result.flatMap { reply in Result { () throws(RedisError) in try self.entries(reply, command: "XRANGE") } })
+        }
+    }
+
+    /// XREAD BLOCK on the loop's thread (see the async `xread`), the entries as a callback there.
+    public func xread(
+        _ stream: String, after: RedisStreamID, count: Int? = nil, blockMilliseconds: Int,
+        entries: @escaping (Result<[RedisStreamEntry], RedisError>) -> Void
+    ) {
+        var arguments = ["XREAD"]
+        if let count { arguments += ["COUNT", "\(count)"] }
+        arguments += ["BLOCK", "\(blockMilliseconds)", "STREAMS", stream, after.description]
+        send(arguments.map(bytes), blockingFor: blockMilliseconds == 0 ? .max : Int64(blockMilliseconds)) { [self] result in
+            entries(result.flatMap { reply in Result { () throws(RedisError) in try self.xreadEntries(reply) } })
+        }
     }
 
     /// SET NX PX: sets `key` only if it does not exist, expiring after `milliseconds` (a lease).

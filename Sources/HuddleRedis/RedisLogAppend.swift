@@ -64,9 +64,32 @@ extension RedisClient {
         do {
             _ = try await xadd(stream, id: RedisStreamID(milliseconds: position, sequence: 0), fields: fields)
             return true
-        } catch .server(let message) where message.contains("equal or smaller than the target stream top item") {
+        } catch let error where Self.isPositionTaken(error) {
             return false
         }
+    }
+
+    /// `appendAt` on the loop's thread, the outcome as a callback there (a node's core loop:
+    /// no hop per turn).
+    public func appendAt(
+        _ stream: String, position: UInt64, fields: [RedisStreamEntry.Field], outcome: @escaping (Result<Bool, RedisError>) -> Void
+    ) {
+        var arguments = [bytes("XADD"), bytes(stream), bytes("\(position)-0")]
+        for field in fields { arguments += [bytes(field.name), field.value] }
+        send(arguments) { result in
+            switch result {
+            case .success(let reply) where reply.string.flatMap(RedisStreamID.init) != nil: outcome(.success(true))
+            case .success(let reply): outcome(.failure(.unexpectedReply(command: "XADD", reply: reply)))
+            case .failure(let error) where Self.isPositionTaken(error): outcome(.success(false))
+            case .failure(let error): outcome(.failure(error))
+            }
+        }
+    }
+
+    /// XADD's refusal of an explicit ID at or below the stream's top.
+    private static func isPositionTaken(_ error: RedisError) -> Bool {
+        if case .server(let message) = error { return message.contains("equal or smaller than the target stream top item") }
+        return false
     }
 }
 

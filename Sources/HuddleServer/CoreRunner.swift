@@ -17,7 +17,11 @@ final class CoreRunner: @unchecked Sendable {
     let loop: EventLoop
     private var thread: LoopThread?
     let core: HuddleCore
-    let persistence: Persistence
+    /// The local write-ahead log; nil in cluster mode, whose log is `cluster`'s.
+    let persistence: Persistence?
+    /// Cluster mode (`--redis`): the shared log, and the turn held while its append is in flight.
+    let cluster: ClusterLog?
+    var clusterTurn = ClusterTurnState()
     let ioLoops: [EventLoop]
     /// One per I/O loop; set before the thread starts.
     var endpoints: [ProtocolEndpoint] = []
@@ -42,8 +46,9 @@ final class CoreRunner: @unchecked Sendable {
     lazy var deflater = PerMessageDeflater(windowBits: 15, noContextTakeover: true)
     /// This turn's handled requests, routed only after their commands are in the log.
     var turn: [HandledRequest] = []
-    /// Set while the disk refuses writes: write requests are answered `unavailable`, reads go on.
-    private var writesRefused: String?
+    /// Set while the disk (or the shared log) refuses writes: write requests are answered
+    /// `unavailable`, reads go on.
+    var writesRefused: String?
     /// Debug builds: every request gets exactly one reply (`ReplyAudit`).
     var replyAudit = ReplyAudit()
     private var lastProbe: Int64 = 0
@@ -51,7 +56,7 @@ final class CoreRunner: @unchecked Sendable {
     var budgets: UsageBudgets
     /// Where a turn's commands are logged: the persistence, or in the rollback test a log that
     /// refuses them.
-    lazy var appendToLog: ([CoreCommand]) throws -> Void = { [persistence] in try persistence.append($0) }
+    lazy var appendToLog: ([CoreCommand]) throws -> Void = { [persistence] in try persistence?.append($0) }
 
     struct HandledRequest {
         var request: CoreRequest
@@ -75,8 +80,8 @@ final class CoreRunner: @unchecked Sendable {
     }
 
     init(
-        configuration: ServerConfiguration, core: HuddleCore, persistence: Persistence, ioLoops: [EventLoop],
-        metrics: ServerMetrics, logger: Logger
+        configuration: ServerConfiguration, core: HuddleCore, persistence: Persistence?, ioLoops: [EventLoop],
+        metrics: ServerMetrics, logger: Logger, clusterWriterID: String? = nil
     ) throws {
         self.configuration = configuration
         self.core = core
@@ -85,6 +90,11 @@ final class CoreRunner: @unchecked Sendable {
         self.metrics = metrics
         self.logger = logger
         loop = try EventLoop(index: ioLoops.count, readBufferSize: 16)
+        if let settings = configuration.cluster, let clusterWriterID, let clusterMetrics = metrics.cluster {
+            cluster = ClusterLog(settings: settings, writerID: clusterWriterID, loop: loop, metrics: clusterMetrics, logger: logger)
+        } else {
+            cluster = nil
+        }
         passwordHashes = try PasswordHashQueue(threads: 2, metrics: metrics.passwordHashes)
         outbox = Array(repeating: [], count: ioLoops.count)
         budgets = UsageBudgets(configuration: configuration)
@@ -94,7 +104,8 @@ final class CoreRunner: @unchecked Sendable {
             let interval = Int64(configuration.summaryIntervalMilliseconds)
             var summary = ActivitySummary(metrics: metrics)
             loop.schedule(after: interval, repeating: interval) { [unowned self] in
-                summary.log(usersOnline: self.core.usersOnline, logPosition: self.persistence.logPosition, to: self.logger)
+                let position = self.persistence?.logPosition ?? self.cluster?.position ?? 0
+                summary.log(usersOnline: self.core.usersOnline, logPosition: position, to: self.logger)
             }
         }
     }
@@ -102,6 +113,7 @@ final class CoreRunner: @unchecked Sendable {
     func attach(_ endpoints: [ProtocolEndpoint]) { self.endpoints = endpoints }
 
     func start() throws {
+        if cluster != nil { loop.execute { [self] in startCluster() } }
         thread = try LoopThread.spawn(name: "huddle-core") { [loop] in loop.run() }
     }
 
@@ -112,12 +124,13 @@ final class CoreRunner: @unchecked Sendable {
         loop.execute { [self] in
             endTurn()
             pushGateway?.beginStopping(deadline: deadline)
-            persistence.shutDown(of: core.durableState, deadline: deadline)
+            persistence?.shutDown(of: core.durableState, deadline: deadline)
+            cluster?.close()
             loop.stop()
         }
         thread?.join()
         passwordHashes.stop()
-        persistence.close()
+        persistence?.close()
     }
 
     // MARK: Submitting (any thread)
@@ -153,6 +166,7 @@ final class CoreRunner: @unchecked Sendable {
     // MARK: Core thread
 
     func process(_ request: CoreRequest, op: String?, submitted: UInt64) {
+        if cluster != nil, !admitToClusterTurn(request, op: op, submitted: submitted) { return }
         replyAudit.expect(request)
         if writesRefused != nil, request.effect == .write {
             refuseWrite(request)
@@ -189,6 +203,7 @@ final class CoreRunner: @unchecked Sendable {
         budgets.purge(now: MonotonicClock.milliseconds())
         metrics.budgetOwners.store(budgets.trackedOwnerCount, ordering: .relaxed)
         process(.expireActivities, op: nil, submitted: 0)
+        guard let persistence else { return }  // cluster mode: writes come back with the writer
         do {
             try persistence.tick()
         } catch {
@@ -211,13 +226,17 @@ final class CoreRunner: @unchecked Sendable {
     /// and only then send the turn's replies and events. If the log refuses, the turn's writes
     /// are taken back (the durable state is rebuilt from disk) and answered `unavailable`.
     private func endTurn() {
+        if cluster != nil {
+            endClusterTurn()
+            return
+        }
         defer {
             // Only here, with every applied command in the log, is the state exactly what the
             // log's last sequence says: a snapshot taken mid-turn would hold changes the log
             // has not got yet, and a restart would replay them a second time.
             if snapshotRequested, writesRefused == nil {
                 snapshotRequested = false
-                persistence.beginSnapshot(of: core.durableState, coreLoop: loop) {}
+                persistence?.beginSnapshot(of: core.durableState, coreLoop: loop) {}
             }
         }
         routeTurn()
@@ -239,6 +258,12 @@ final class CoreRunner: @unchecked Sendable {
                 rollBack()
             }
         }
+        finishTurn(logged: logged)
+    }
+
+    /// Routes the turn's outputs into the outbox — as they are when its commands are in the
+    /// log, as `routeUnlogged` says when they never got there — and empties the turn.
+    func finishTurn(logged: Bool) {
         let finished = MonotonicClock.nanoseconds()
         for handled in turn {
             if let (connection, text) = handled.refusal {
@@ -268,7 +293,7 @@ final class CoreRunner: @unchecked Sendable {
         turn.removeAll(keepingCapacity: true)
     }
 
-    private func refuseWrites(because reason: String) {
+    func refuseWrites(because reason: String) {
         if writesRefused == nil {
             logger.critical("storage refuses writes; serving reads only until it recovers", metadata: ["reason": "\(reason)"])
         }
@@ -279,6 +304,7 @@ final class CoreRunner: @unchecked Sendable {
     /// Puts the durable state back to what is on disk, keeping connections and subscriptions.
     private func rollBack() {
         do {
+            guard let persistence else { preconditionFailure("cluster mode rolls back to a checkpoint") }
             core.restoreDurableState(try persistence.durableStateOnDisk(configuration: configuration.core))
         } catch {
             // Memory now holds changes the disk does not: the only safe state is a restart.

@@ -72,7 +72,14 @@ enum HTTPRoute {
         guard head.method == "GET" || head.method == "HEAD" else {
             return .reply(.text(405, headers: [("Allow", "GET, HEAD")], "method not allowed"))
         }
-        guard head.path == "/metrics" else { return .reply(.text(200, "ok", omitBody: head.method == "HEAD")) }
+        guard head.path == "/metrics" else {
+            if let cluster = context.metrics.cluster, !cluster.healthy {
+                // A load balancer sends no one to a node that cannot log writes or is catching up.
+                let reason = cluster.writerConnected.load(ordering: .relaxed) ? "catching up with the shared log" : "not connected to Redis"
+                return .reply(.text(503, reason, omitBody: head.method == "HEAD"))
+            }
+            return .reply(.text(200, "ok", omitBody: head.method == "HEAD"))
+        }
         guard context.metricsAccess.allows(head) else {
             return .reply(.text(401, headers: [("WWW-Authenticate", "Bearer realm=\"metrics\"")], "/metrics needs Authorization: Bearer <metrics token>"))
         }

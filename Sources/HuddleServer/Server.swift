@@ -1,4 +1,6 @@
 import Glibc
+import HuddleCore
+import HuddleCrypto
 import HuddleIO
 import HuddleStore
 import HuddleWebSocket
@@ -37,15 +39,33 @@ public final class Server {
         let threadCount = configuration.threads > 0 ? configuration.threads : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         let loops = try (0..<threadCount).map { try EventLoop(index: $0) }
         let photoUploads = PhotoUploads(maxUploads: configuration.maxUploads, maxUploadsPerUser: configuration.maxUploadsPerUser)
-        let metrics = ServerMetrics(loopCount: threadCount, photoUploads: photoUploads)
+        let metrics = ServerMetrics(
+            loopCount: threadCount, photoUploads: photoUploads, cluster: configuration.cluster.map { ClusterMetrics(maxHealthyLag: $0.maxHealthyLag) })
         let contexts = loops.map { LoopContext(loop: $0, configuration: configuration, tlsContext: tlsContext, metrics: metrics, logger: logger) }
 
-        let (persistence, core) = try Persistence.open(configuration: configuration, logger: logger)
-        // Opened after the log, which holds the data directory's lock: the store clears
-        // unfinished uploads, which must not be another server's.
-        let photoStore = try PhotoStore(directory: configuration.dataDirectory + "/photos")
+        let persistence: Persistence?
+        let core: HuddleCore
+        let photoStore: PhotoStore
+        var clusterWriterID: String?
+        if let cluster = configuration.cluster {
+            // The shared log is the durable state: the node starts empty and reads it all.
+            let writerID = cluster.nodeName + "/" + Crypto.randomBytes(8).map { String($0, radix: 16) }.joined()
+            try NodeLease.claim(cluster, holder: writerID)
+            logger.notice("cluster node", metadata: ["node": "\(cluster.nodeName)", "redis": "\(cluster.redis)", "shared-dir": "\(cluster.sharedDirectory)"])
+            clusterWriterID = writerID
+            persistence = nil
+            core = HuddleCore(configuration: configuration.core, restoring: CoreDurableState())
+            photoStore = try PhotoStore(directory: cluster.sharedDirectory + "/photos", temporaryName: "tmp-" + NodeLease.fileName(cluster.nodeName))
+        } else {
+            (persistence, core) = try Persistence.open(configuration: configuration, logger: logger)
+            // Opened after the log, which holds the data directory's lock: the store clears
+            // unfinished uploads, which must not be another server's.
+            photoStore = try PhotoStore(directory: configuration.dataDirectory + "/photos")
+        }
         let photoWorkers = try WorkerThreads(name: "huddle-photo", count: 2)
-        let runner = try CoreRunner(configuration: configuration, core: core, persistence: persistence, ioLoops: loops, metrics: metrics, logger: logger)
+        let runner = try CoreRunner(
+            configuration: configuration, core: core, persistence: persistence, ioLoops: loops, metrics: metrics, logger: logger,
+            clusterWriterID: clusterWriterID)
         let endpoints = contexts.map { context in
             ProtocolEndpoint(loopIndex: context.loop.index, runner: runner, configuration: configuration, metrics: metrics)
         }

@@ -96,6 +96,10 @@ public struct ServerConfiguration: Sendable {
     /// Bearer token `/metrics` requires; nil = open (`--metrics-token`).
     public var metricsToken: String?
 
+    /// Cluster mode (`--redis`): the shared log in Redis instead of the local one; nil = a
+    /// single node.
+    public var cluster: ClusterSettings?
+
     /// Seconds between the info-level activity summary lines; 0 = none.
     public var summaryIntervalMilliseconds: Int = 60_000
 

@@ -68,9 +68,13 @@ final class ServerMetrics: Sendable {
     /// connections together: a gauge, and the server-wide bound's running total.
     let heldBehindSignIn = Atomic<Int>(0)
 
-    init(loopCount: Int, photoUploads: PhotoUploads) {
+    /// Cluster mode's log position, lag and Redis round trips; nil for a single node.
+    let cluster: ClusterMetrics?
+
+    init(loopCount: Int, photoUploads: PhotoUploads, cluster: ClusterMetrics? = nil) {
         loops = (0..<loopCount).map { _ in LoopCounters() }
         self.photoUploads = photoUploads
+        self.cluster = cluster
     }
 
     func loop(_ index: Int) -> LoopCounters { loops[index] }
@@ -178,6 +182,7 @@ final class ServerMetrics: Sendable {
         text += push.prometheusText()
         text += photoUploads.prometheusText()
         text += passwordHashes.prometheusText()
+        text += cluster?.prometheusText() ?? ""
         text += "# HELP huddle_signin_held_bytes Bytes of requests waiting behind sign-ins still being decided.\n"
         text += "# TYPE huddle_signin_held_bytes gauge\n"
         text += "huddle_signin_held_bytes \(heldBehindSignIn.load(ordering: .relaxed))\n"

@@ -19,10 +19,12 @@ public final class PhotoStore: Sendable {
 
     /// Creates the directories if missing and removes uploads a stop interrupted (never
     /// renamed, so nothing refers to them). Call it while holding the data directory (after the
-    /// log is open), so no other server is writing there.
-    public init(directory: String) throws {
+    /// log is open), so no other server is writing there. In a directory several servers share
+    /// (cluster mode), each names its own `temporaryName` (`tmp-<node>`): one server's start
+    /// must not remove another's uploads in progress, nor two servers' uploads share a name.
+    public init(directory: String, temporaryName: String = "tmp") throws {
         self.directory = directory
-        temporaryDirectory = directory + "/tmp"
+        temporaryDirectory = directory + "/" + temporaryName
         try FileIO.makeDirectories(temporaryDirectory)
         for name in try FileIO.listDirectory(temporaryDirectory) {
             try FileIO.unlink(temporaryDirectory + "/" + name)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import HuddleBuildInfo
+import HuddleRedis
 import HuddleServer
 import Logging
 
@@ -127,6 +128,12 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds an upload's body may take at least (longer for a large one: 64 KiB/s); 408 beyond.")
     var photoUploadTimeout: Int = 60
     @Option(help: "Bytes of photos one user may own (507 photo_quota_exceeded beyond).") var photoQuota: Int = 1 << 30
+    // Cluster mode.
+    @Option(help: "Cluster mode: redis://HOST[:PORT][/DB] or redis+sentinel://HOST[:PORT][,…]/MASTER[/DB]; the Redis stream huddle:log replaces the local log (needs --shared-dir).")
+    var redis: String?
+    @Option(help: "This node's name, unique in the cluster (default: host name:port).") var nodeName: String?
+    @Option(help: "Cluster mode: the directory every node reads and writes photos in (a shared file system).")
+    var sharedDir: String?
 
     func validate() throws {
         if tlsPort != nil && (tlsCert == nil || tlsKey == nil) {
@@ -179,6 +186,7 @@ struct Serve: ParsableCommand {
         guard maxUploadsPerUser > 0, maxUploads > 0, photoUploadTimeout > 0, photoQuota > 0 else {
             throw ValidationError("--max-uploads-per-user, --max-uploads, --photo-upload-timeout and --photo-quota must be positive")
         }
+        try validateCluster()
         // Last: the checks that look at files and resolve the host.
         try validateStartConditions()
     }
@@ -236,6 +244,10 @@ struct Serve: ParsableCommand {
         config.maxUploads = maxUploads
         config.photoUploadTimeoutMilliseconds = photoUploadTimeout * 1000
         config.core.photoQuotaBytes = photoQuota
+        // Cluster mode.
+        if let redis, let endpoint = try? RedisEndpoint(url: redis), let sharedDir {
+            config.cluster = ClusterSettings(redis: endpoint, nodeName: nodeName ?? Self.defaultNodeName(port: port), sharedDirectory: sharedDir)
+        }
         return config
     }
 

@@ -1,0 +1,130 @@
+import HuddleCore
+import HuddleIO
+
+/// The turn in cluster mode (docs/ARCHITECTURE.md, "Cluster mode"): requests are decided as in
+/// a single node, against this node's copy, which is current up to the shared log's position
+/// P; at the turn's end its commands go to Redis as one entry at P+1 and its outputs are held
+/// until the outcome. Acknowledged: the outputs go out. Position taken by another node: the turn
+/// is taken back, the missed entries applied, the turn's writes decided again and appended at
+/// the new top. Redis unreachable or the outcome unknown: the turn is taken back and its writes
+/// answered `unavailable` until the writer is back (an append that did land is applied later
+/// like any other node's entry: clients retry idempotently with `client_id`).
+extension CoreRunner {
+    func startCluster() {
+        guard let cluster else { return }
+        cluster.onEntries = { [unowned self] in
+            guard !clusterTurn.appending, turn.isEmpty else { return }  // applied when the turn ends
+            applyLogEntries()
+            sendOutbox()
+        }
+        cluster.onWriterStatus = { [unowned self] connected in
+            if connected, writesRefused != nil {
+                writesRefused = nil
+                logger.notice("the shared log takes writes again; accepting writes")
+            } else if !connected {
+                refuseWrites(because: "the shared log (Redis) is unreachable")
+            }
+        }
+        cluster.start()
+    }
+
+    /// Whether `request` is handled now; false when an append is in flight (it waits for the
+    /// next turn). Takes the checkpoint before a turn's first request.
+    func admitToClusterTurn(_ request: CoreRequest, op: String?, submitted: UInt64) -> Bool {
+        if clusterTurn.appending {
+            clusterTurn.waiting.append(ClusterTurnState.WaitingRequest(request: request, op: op, submitted: submitted))
+            return false
+        }
+        if clusterTurn.checkpoint == nil { clusterTurn.checkpoint = core.checkpoint() }
+        return true
+    }
+
+    func endClusterTurn() {
+        if !clusterTurn.appending {
+            let commands = turn.flatMap(\.step.commands)
+            if commands.isEmpty {
+                if !turn.isEmpty { finishTurn(logged: true) }
+                clusterTurn.checkpoint = nil
+                applyLogEntries()
+            } else {
+                appendTurn(commands)
+            }
+        }
+        sendOutbox()
+    }
+
+    private func appendTurn(_ commands: [CoreCommand]) {
+        guard let cluster else { return }
+        clusterTurn.appending = true
+        cluster.append(commands) { [unowned self] outcome in
+            switch outcome {
+            case .appended:
+                finishTurn(logged: true)
+                turnDone()
+            case .positionTaken:
+                decideAgain()
+            case .failed(let error):
+                takeTurnBack(because: "\(error)")
+            }
+        }
+    }
+
+    /// Another node appended first: apply what this node missed, then decide the turn's writes
+    /// again on top of it (reads and requests that changed nothing stand as answered).
+    private func decideAgain() {
+        guard let cluster, let checkpoint = clusterTurn.checkpoint else { return }
+        cluster.fetchMissed { [unowned self] error in
+            if let error {
+                takeTurnBack(because: "\(error)")
+                return
+            }
+            core.restore(checkpoint)
+            applyLogEntries()
+            clusterTurn.checkpoint = core.checkpoint()
+            let now = WallClock.milliseconds()
+            for index in turn.indices where !turn[index].step.commands.isEmpty {
+                turn[index].step = core.handle(turn[index].request, at: now)
+            }
+            let commands = turn.flatMap(\.step.commands)
+            if commands.isEmpty {
+                finishTurn(logged: true)
+                turnDone()
+            } else {
+                clusterTurn.appending = false
+                appendTurn(commands)
+                sendOutbox()  // the missed entries' events
+            }
+        }
+    }
+
+    /// The append failed or its outcome is unknown: the turn's writes are taken back and
+    /// answered `unavailable`, and writes are refused until the writer reconnects.
+    private func takeTurnBack(because reason: String) {
+        if let checkpoint = clusterTurn.checkpoint { core.restore(checkpoint) }
+        refuseWrites(because: "the shared log (Redis) did not take a turn: \(reason)")
+        finishTurn(logged: false)
+        turnDone()
+    }
+
+    /// After a turn's outcome: its outputs go out, entries that came meanwhile are applied, and
+    /// the requests that waited form the next turn (ended by the loop's turn end).
+    private func turnDone() {
+        clusterTurn.appending = false
+        clusterTurn.checkpoint = nil
+        applyLogEntries()
+        sendOutbox()
+        let waiting = clusterTurn.waiting
+        clusterTurn.waiting.removeAll()
+        for next in waiting { process(next.request, op: next.op, submitted: next.submitted) }
+    }
+
+    /// Applies the log's entries this node has not applied yet (other nodes' turns, and its own
+    /// that landed although their outcome was lost), routing what its connections are owed.
+    private func applyLogEntries() {
+        guard let cluster else { return }
+        let now = WallClock.milliseconds()
+        for entry in cluster.takeApplicable() {
+            for output in core.applyReplicated(entry.commands, at: now) { route(output) }
+        }
+    }
+}
