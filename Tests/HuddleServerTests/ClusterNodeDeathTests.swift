@@ -24,11 +24,20 @@ import Testing
         var delivered: [Int] = []
         var epoch = ""
 
-        init(index: Int, port: Int) throws {
+        init(index: Int, client: ProtocolClient, token: String) throws {
             self.index = index
             name = "writer\(index)"
-            (client, token) = try ProtocolClient.signedUp(name, port: port)
+            self.client = client
+            self.token = token
             try client.subscribe(ClusterNodeDeathTests.room)
+        }
+
+        /// Writer `index`, signed up on the first node (signing up across nodes is
+        /// ClusterFeatureTests' concern), connected to node `index`.
+        static func joining(_ cluster: ClusterHarness, index: Int) async throws -> Participant {
+            let (signup, token) = try ProtocolClient.signedUp("writer\(index)", port: cluster.port(0))
+            let client = index == 0 ? signup : try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(index))
+            return try Participant(index: index, client: client, token: token)
         }
 
         func fields(_ n: Int) -> JSONObject {
@@ -48,10 +57,17 @@ import Testing
             try record(n, reply: try client.request("publish", fields(n)))
         }
 
+        /// A live `publication` event: counted when it is the room's.
         func deliver(_ event: JSONObject) {
-            guard event["channel"] as? String == ClusterNodeDeathTests.room, let offset = JSON.int(event["offset"]) else { return }
+            guard event["channel"] as? String == ClusterNodeDeathTests.room else { return }
+            deliverRecovered(event)
+        }
+
+        /// A publication of the room's, as a `subscribe` result lists it (no `channel` member).
+        func deliverRecovered(_ publication: JSONObject) {
+            guard let offset = JSON.int(publication["offset"]) else { return }
             delivered.append(offset)
-            epoch = event["epoch"] as? String ?? epoch
+            epoch = publication["epoch"] as? String ?? epoch
         }
 
         /// Reads the room's publications until offset `top` was delivered.
@@ -62,7 +78,8 @@ import Testing
 
     @Test func clientsOfAKilledNodeResumeOnAnotherAndNothingIsLostOrDoubled() async throws {
         let cluster = try await ClusterHarness()
-        let participants = try cluster.indices.map { try Participant(index: $0, port: cluster.port($0)) }
+        var participants: [Participant] = []
+        for index in cluster.indices { participants.append(try await Participant.joining(cluster, index: index)) }
         let victim = participants[1]
 
         // Everyone chats, from every node in turn.
@@ -99,7 +116,7 @@ import Testing
         let last = victim.delivered.last ?? 0
         let resumed = try moved.subscribe(Self.room, since: (victim.epoch, last))
         #expect(JSON.bool(resumed["recovered"]) == true, "\(JSON.text(resumed))")
-        for publication in (resumed["publications"] as? [JSONObject]) ?? [] { victim.deliver(publication) }
+        for publication in (resumed["publications"] as? [JSONObject]) ?? [] { victim.deliverRecovered(publication) }
         for n in inDoubt { try victim.record(n, reply: try moved.request("publish", victim.fields(n))) }
         for n in 31...40 { try victim.publish(n) }
 
