@@ -143,7 +143,8 @@ final class CrashWriters {
     private let acks: AckCounter
     static let script = PythonClients.scripts.appendingPathComponent("durability_writer.py").path
 
-    init(writers: Int) throws {
+    /// `clientIDs`: every publish carries a client_id and what is in doubt is sent again.
+    init(writers: Int, clientIDs: Bool = false) throws {
         python = try PythonClients.ready.get()
         count = writers
         work = try ServerProcess.makeDataDirectory()
@@ -160,6 +161,7 @@ final class CrashWriters {
         process.executableURL = python
         process.arguments = [Self.script, "write", "--url-file", urlFile.path, "--stop-file", stopFile.path,
                              "--state-dir", journals.path, "--prefix", prefix, "--writers", "\(writers)"]
+            + (clientIDs ? ["--client-id"] : [])
         process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
         process.standardError = try FileHandle(forWritingTo: stderrFile)
         try process.run()
@@ -167,17 +169,24 @@ final class CrashWriters {
 
     var stderrText: String { (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? "" }
 
-    func point(at server: DurableServer) throws { try Data(server.url.utf8).write(to: urlFile, options: .atomic) }
+    func point(at server: DurableServer) throws { try point(at: [server.url]) }
+    /// Several servers (a cluster's nodes): each writer starts on one and moves on when it fails.
+    func point(at urls: [String]) throws { try Data(urls.joined(separator: "\n").utf8).write(to: urlFile, options: .atomic) }
     func pointNowhere() throws { try Data().write(to: urlFile, options: .atomic) }
 
     /// Waits until the writers got at least one more acknowledgement (from `server`).
     func awaitProgress(_ server: DurableServer, timeout: Double = 20) async throws {
+        try await awaitProgress(timeout: timeout) { server.logText }
+    }
+
+    /// Waits until the writers got at least one more acknowledgement; `logs` explains a failure.
+    func awaitProgress(timeout: Double = 20, logs: () -> String) async throws {
         let before = acks.count()
         let deadline = Date().addingTimeInterval(timeout)
         while acks.count() <= before {
             guard !process.hasExited else { throw TestFailure("the writers exited: \(stderrText)") }
             guard Date() < deadline else {
-                throw TestFailure("no acknowledged publish within \(timeout) s; writers:\n\(stderrText)\nserver log:\n\(server.logText)")
+                throw TestFailure("no acknowledged publish within \(timeout) s; writers:\n\(stderrText)\nserver log:\n\(logs())")
             }
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -198,9 +207,13 @@ final class CrashWriters {
 
     /// Runs the checker against `server`; expects it to pass and returns its result line.
     @discardableResult
-    func check(_ server: DurableServer) async throws -> [String: Any] {
+    func check(_ server: DurableServer) async throws -> [String: Any] { try await check(url: server.url) }
+
+    /// Runs the checker against the server at `url`.
+    @discardableResult
+    func check(url: String) async throws -> [String: Any] {
         let output = try await runProcess(python.path, [
-            Self.script, "check", "--url", server.url, "--state-dir", journals.path, "--prefix", prefix, "--writers", "\(count)",
+            Self.script, "check", "--url", url, "--state-dir", journals.path, "--prefix", prefix, "--writers", "\(count)",
         ], timeout: 300)
         #expect(output.status == 0 && output.result["ok"] as? Bool == true, "check: \(output.stdout)\(output.stderr)")
         return output.result

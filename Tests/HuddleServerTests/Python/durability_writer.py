@@ -3,8 +3,10 @@
 `write`: W concurrent connections, writer i publishing numbered messages n = 1, 2, 3, … to
 rooms of its own (`room:PREFIX-wI-bB`, B = n // BLOCK, so no room outgrows the 1000 publications
 a room keeps). The server is killed and restarted under the writers: each one reads the current
-URL from --url-file before every (re)connect, and an empty file means "down, wait". Each writer
-keeps a journal (STATE/wI.log), flushed per line:
+URL from --url-file before every (re)connect, and an empty file means "down, wait". The file may
+list several URLs, one a line (the nodes of a cluster): writer i starts on line i and moves to
+the next one each time its connection fails. Each writer keeps a journal (STATE/wI.log), flushed
+per line:
 
     token T             the session token, once signup or login succeeded
     sent N              written before message N goes on the wire
@@ -13,8 +15,10 @@ keeps a journal (STATE/wI.log), flushed per line:
 
 A message whose connection died between `sent` and its reply is "in doubt": it may or may not
 be stored. Numbers are never reused for another payload, so a journal restarted by a new run
-continues where the last one stopped. The run ends when --stop-file exists; it prints one JSON
-line of counts.
+continues where the last one stopped. With --client-id every publish carries the client_id
+`wI-N`, and a message in doubt is sent again, same number, same id, on the next connection:
+the server stores it once whatever happened to the first attempt, so it ends acknowledged.
+The run ends when --stop-file exists; it prints one JSON line of counts.
 
 `check`: reads every room's whole history (paging) and compares it with the journals: every
 acknowledged message present exactly once at the offset its ack named, offsets contiguous 1..N,
@@ -128,15 +132,18 @@ async def authenticate(ws, counter, journal, prefix, writer):
 
 
 async def writer_task(i, args, journal, stats):
+    attempt = 0
     while not os.path.exists(args.stop_file):
         try:
             with open(args.url_file) as f:
                 url = f.read().strip()
         except FileNotFoundError:
             url = ""
-        if not url:
+        urls = url.split()
+        if not urls:
             await asyncio.sleep(0.01)
             continue
+        url = urls[(i + attempt) % len(urls)]
         in_flight = None
         try:
             # Half the writers negotiate permessage-deflate, half do not.
@@ -150,8 +157,10 @@ async def writer_task(i, args, journal, stats):
                     journal.write("sent %d" % n)
                     journal.sent.add(n)
                     in_flight = n
-                    reply = await asyncio.wait_for(
-                        request(ws, counter, "publish", channel=room(args.prefix, i, n), data=payload(i, n)), 5)
+                    publish = dict(channel=room(args.prefix, i, n), data=payload(i, n))
+                    if args.client_id:
+                        publish["client_id"] = "w%d-%d" % (i, n)
+                    reply = await asyncio.wait_for(request(ws, counter, "publish", **publish), 5)
                     in_flight = None
                     if reply.get("ok"):
                         result = reply["result"]
@@ -175,10 +184,12 @@ async def writer_task(i, args, journal, stats):
         except Exception as error:  # noqa: BLE001 - the server was killed under us
             name = type(error).__name__
             stats.errors[name] = stats.errors.get(name, 0) + 1
+        attempt += 1
         if in_flight is not None:
-            # Sent without a reply: in doubt. Its number is never used again.
             stats.in_doubt += 1
-            journal.next = in_flight + 1
+            # Sent without a reply: in doubt. Without a client_id its number is never used
+            # again; with one, the same message goes again and is stored at most once.
+            journal.next = in_flight if args.client_id else in_flight + 1
         await asyncio.sleep(0.005 + random.random() * 0.01)
 
 
@@ -291,6 +302,7 @@ def main() -> int:
     w.add_argument("--state-dir", required=True)
     w.add_argument("--prefix", required=True)
     w.add_argument("--writers", type=int, default=4)
+    w.add_argument("--client-id", action="store_true", help="publish with client_id; resend what is in doubt")
     c = sub.add_parser("check")
     c.add_argument("--url", required=True)
     c.add_argument("--state-dir", required=True)

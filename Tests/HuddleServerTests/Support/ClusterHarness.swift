@@ -122,8 +122,13 @@ final class ClusterHarness: @unchecked Sendable {
 
     /// Launches the node's process. A first start takes a free port, and another when some other
     /// process took it between the probe and the bind; a restart must have its own port back.
+    /// A node refuses to start while its name's lease in Redis is held (ClusterLog: it expires a
+    /// few seconds after its holder stops), which a node killed a moment ago, or an attempt that
+    /// claimed it before its bind failed, still does: the start is tried again until it expires.
     private func start(_ index: Int, newPort: Bool) async throws {
-        for attempt in 1...5 {
+        let deadline = Date().addingTimeInterval(60)
+        var refusals: [String] = []
+        while true {
             if newPort { nodes[index].port = try FreePort.take() }
             let node = nodes[index]
             switch try await DurableServer.launch(arguments(for: node), dataDirectory: node.dataDirectory, port: node.port, timeout: 60) {
@@ -131,9 +136,12 @@ final class ClusterHarness: @unchecked Sendable {
                 nodes[index].server = server
                 return
             case .exited(let status, let log):
-                guard newPort, attempt < 5, log.contains("already in use") else {
-                    throw TestFailure("\(node.name) exited with \(status) instead of listening; log:\n\(log)")
+                let portTaken = newPort && log.contains("already in use")
+                guard portTaken || log.contains("already has this name"), Date() < deadline else {
+                    throw TestFailure("\(node.name) exited with \(status) instead of listening; log:\n\(log)\nearlier refusals:\n\(refusals.joined(separator: "\n"))")
                 }
+                refusals.append(log)
+                if !portTaken { try await Task.sleep(for: .milliseconds(200)) }
             }
         }
     }
