@@ -52,7 +52,7 @@ import Testing
         let atBob = try bob.nextPublication(on: room)
         #expect(JSON.int(atBob["offset"]) == 1 && atBob["from"] as? String == "alice", "\(JSON.text(atBob))")
         #expect(JSON.int(try bob.publish(room, ["text": "hi alice"])["offset"]) == 2)
-        let atAlice = try alice.nextEvent { $0["channel"] as? String == room && JSON.int($0["offset"]) == 2 }
+        let atAlice = try alice.nextEvent("bob's reply at offset 2") { $0["channel"] as? String == room && JSON.int($0["offset"]) == 2 }
         #expect(JSON.int(atAlice["offset"]) == 2 && atAlice["from"] as? String == "bob", "\(JSON.text(atAlice))")
 
         // Bob leaves at offset 2; alice writes on; bob comes back on node 3 and resumes.

@@ -1,5 +1,4 @@
 import Foundation
-import RedisTestSupport
 
 /// Waits until `condition` holds (checked every 10 ms), failing with `what` after `timeout`
 /// seconds: for a positive event the test cannot be called back on (a Sentinel's view, a
