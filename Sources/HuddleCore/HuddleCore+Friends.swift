@@ -126,8 +126,8 @@ extension HuddleCore {
         reply(connection, requestID, .friends(list), into: &step)
     }
 
-    /// Records the friendship, tells each side's live connections whether the other is online
-    /// (`tellLive`), then both inboxes.
+    /// Records the friendship, tells both inboxes and starts the matches it makes, then tells
+    /// each side's live connections whether the other is online (`tellPresenceOfNewFriends`).
     private func befriend(requester: Username, accepter: Username, at time: Int64, into step: inout CoreStep) {
         let command = CoreCommand.acceptFriendRequest(from: requester, to: accepter, time: time)
         record(command, into: &step)
@@ -137,6 +137,7 @@ extension HuddleCore {
         notifyOfflineOfAcceptance(requester, by: accepter, at: time, into: &step)
         publishNotice(notice, to: accepter, at: time, into: &step)
         startActivityMatches(between: requester, and: accepter, at: time, into: &step)
+        tellPresenceOfNewFriends(requester, accepter, into: &step)
     }
 
     private func drop(

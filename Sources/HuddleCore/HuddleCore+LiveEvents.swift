@@ -35,12 +35,10 @@ extension HuddleCore {
         // Friends.
         case .sendFriendRequest, .dropFriendRequest:
             break
-        case let .acceptFriendRequest(requester, accepter, _):
-            // Presence is only told to friends: each side learns whether the other is online now.
-            for (user, friend) in [(requester, accepter), (accepter, requester)] where isOnline(user) {
-                let recipients = connections.connections(of: friend)
-                if !recipients.isEmpty { step.outputs.append(.presenceChanged(user: user, online: true, to: recipients)) }
-            }
+        case .acceptFriendRequest:
+            // Told after everything the acceptance caused (its notices, its matches), as a
+            // single node always did: `tellPresenceOfNewFriends`.
+            break
         case let .removeFriend(user, friend, _):
             // Reading a loc: channel needs the friendship: live subscriptions that relied on it end.
             for (reader, owner) in [(user, friend), (friend, user)] {
@@ -111,5 +109,14 @@ extension HuddleCore {
     private func announceMemoryChange(_ change: MemoryChange, to owner: Username, into step: inout CoreStep) {
         let recipients = connections.connections(of: owner)
         if !recipients.isEmpty { step.outputs.append(.memoryChanged(change, to: recipients)) }
+    }
+
+    /// Presence is only told to friends: once the two are friends (and the acceptance's notices
+    /// and matches are out), each side learns whether the other is online now.
+    func tellPresenceOfNewFriends(_ requester: Username, _ accepter: Username, into step: inout CoreStep) {
+        for (user, friend) in [(requester, accepter), (accepter, requester)] where isOnline(user) {
+            let recipients = connections.connections(of: friend)
+            if !recipients.isEmpty { step.outputs.append(.presenceChanged(user: user, online: true, to: recipients)) }
+        }
     }
 }

@@ -8,7 +8,9 @@ extension HuddleCore {
     /// answered) and never pushes (the deciding node handed those over).
     public func applyReplicated(_ commands: [CoreCommand], at time: Int64) -> [CoreOutput] {
         var step = CoreStep()
+        var newFriends: [(Username, Username)] = []
         for command in commands {
+            if case let .acceptFriendRequest(requester, accepter, _) = command { newFriends.append((requester, accepter)) }
             switch command {
             case let .publish(channel, from, type, data, time):
                 let publication = appendPublication(
@@ -25,6 +27,8 @@ extension HuddleCore {
                 tellLive(after: command, prior: prior, at: time, into: &step)
             }
         }
+        // After the whole entry, as `befriend` tells them after its notices and matches.
+        for (requester, accepter) in newFriends { tellPresenceOfNewFriends(requester, accepter, into: &step) }
         return step.outputs
     }
 }
