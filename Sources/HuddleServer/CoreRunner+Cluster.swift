@@ -1,3 +1,4 @@
+import Glibc
 import HuddleCore
 import HuddleIO
 
@@ -46,6 +47,7 @@ extension CoreRunner {
                 if !turn.isEmpty { finishTurn(logged: true) }
                 clusterTurn.checkpoint = nil
                 applyLogEntries()
+                snapshotIfDue()
             } else {
                 appendTurn(commands)
             }
@@ -81,6 +83,11 @@ extension CoreRunner {
             }
             core.restore(checkpoint)
             applyLogEntries()
+            if cluster.trimmedAbove != nil {
+                // Deciding again on this copy would only meet taken positions: reload first.
+                takeTurnBack(because: "this node is behind the log's trim; it reloads from the newest snapshot")
+                return
+            }
             clusterTurn.checkpoint = core.turnCheckpoint()
             let now = WallClock.milliseconds()
             for index in turn.indices where turn[index].refusal == nil {
@@ -120,6 +127,7 @@ extension CoreRunner {
         clusterTurn.checkpoint = nil
         applyLogEntries()
         sendOutbox()
+        snapshotIfDue()
         let waiting = clusterTurn.waiting
         clusterTurn.waiting.removeAll()
         for next in waiting { process(next.request, op: next.op, submitted: next.submitted) }
@@ -133,5 +141,41 @@ extension CoreRunner {
         for entry in cluster.takeApplicable() {
             for output in core.applyReplicated(entry.commands, at: now) { route(output) }
         }
+        if let firstInLog = cluster.trimmedAbove, !clusterTurn.appending { reloadFromSnapshot(firstInLog: firstInLog) }
+    }
+
+    /// Between turns only (no append in flight, no turn open): the state is exactly the log's
+    /// position, which is what a snapshot must hold.
+    private func snapshotIfDue() {
+        guard let cluster, let clusterSnapshots, !clusterTurn.appending, turn.isEmpty else { return }
+        clusterSnapshots.snapshotIfDue(state: core.durableState, position: cluster.position, coreLoop: loop)
+    }
+
+    /// The log no longer holds the entries after this node's position (trimmed behind a newer
+    /// snapshot while it was away): its durable state is replaced by the newest snapshot's, its
+    /// connections and subscriptions kept (their clients resume), and reading goes on from there.
+    private func reloadFromSnapshot(firstInLog: UInt64) {
+        guard let cluster, let configuration = configuration.cluster else { return }
+        let loaded: (state: CoreDurableState, position: UInt64)?
+        do {
+            loaded = try ClusterSnapshots.loadNewest(sharedDirectory: configuration.sharedDirectory, logger: logger)
+        } catch {
+            logger.critical("behind the log's trim and the shared snapshots cannot be read; exiting", metadata: ["error": "\(error)"])
+            exit(70)
+        }
+        // The log is trimmed only behind the older of the two kept snapshots, so the newest
+        // always reaches it; short of that, applying on would make this copy differ from all.
+        guard let loaded, !ClusterSnapshots.isTrimmed(after: loaded.position, firstLogPosition: firstInLog) else {
+            logger.critical("behind the log's trim and no shared snapshot reaches the log; exiting", metadata: [
+                "position": "\(cluster.position)", "first-in-log": "\(firstInLog)", "snapshot": "\(loaded?.position ?? 0)",
+            ])
+            exit(70)
+        }
+        logger.notice("reloaded from the shared snapshot: the log was trimmed past this node's position", metadata: [
+            "position": "\(cluster.position)", "snapshot": "\(loaded.position)", "first-in-log": "\(firstInLog)",
+        ])
+        core.restoreDurableState(loaded.state)
+        cluster.restart(at: loaded.position)
+        applyLogEntries()
     }
 }

@@ -36,6 +36,9 @@ final class CoreRunner: @unchecked Sendable {
     /// Cluster mode's global presence: this node's users online, told to the others, and
     /// theirs submitted here. Set before the thread starts.
     var presenceRegistry: RedisPresenceRegistry?
+    /// Cluster mode's snapshots in the shared directory, written between turns by the node that
+    /// holds the snapshotter lease. Set before the thread starts.
+    var clusterSnapshots: ClusterSnapshots?
     let metrics: ServerMetrics
     let configuration: ServerConfiguration
     let logger: Logger
@@ -91,7 +94,7 @@ final class CoreRunner: @unchecked Sendable {
 
     init(
         configuration: ServerConfiguration, core: HuddleCore, persistence: Persistence?, ioLoops: [EventLoop],
-        metrics: ServerMetrics, logger: Logger, clusterWriterID: String? = nil
+        metrics: ServerMetrics, logger: Logger, clusterWriterID: String? = nil, clusterPosition: UInt64 = 0
     ) throws {
         self.configuration = configuration
         self.core = core
@@ -101,7 +104,7 @@ final class CoreRunner: @unchecked Sendable {
         self.logger = logger
         loop = try EventLoop(index: ioLoops.count, readBufferSize: 16)
         if let settings = configuration.cluster, let clusterWriterID, let clusterMetrics = metrics.cluster {
-            cluster = ClusterLog(settings: settings, writerID: clusterWriterID, loop: loop, metrics: clusterMetrics, logger: logger)
+            cluster = ClusterLog(settings: settings, writerID: clusterWriterID, position: clusterPosition, loop: loop, metrics: clusterMetrics, logger: logger)
         } else {
             cluster = nil
         }
@@ -136,6 +139,7 @@ final class CoreRunner: @unchecked Sendable {
             pushGateway?.beginStopping(deadline: deadline)
             persistence?.shutDown(of: core.durableState, deadline: deadline)
             cluster?.close()
+            clusterSnapshots?.close()
             presenceRegistry?.close()
             loop.stop()
         }

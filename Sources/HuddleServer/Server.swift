@@ -48,8 +48,10 @@ public final class Server {
         let core: HuddleCore
         let photoStore: PhotoStore
         var clusterWriterID: String?
+        var clusterPosition: UInt64 = 0
         if let cluster = configuration.cluster {
-            // The shared log is the durable state: the node starts empty and reads it all.
+            // The shared log is the durable state: the node starts from the newest snapshot in
+            // the shared directory (empty without one) and reads the log after its position.
             let writerID = cluster.nodeName + "/" + Crypto.randomBytes(8).map { String($0, radix: 16) }.joined()
             try NodeLease.claim(cluster, holder: writerID)
             logger.notice("cluster node", metadata: ["node": "\(cluster.nodeName)", "redis": "\(cluster.redis)", "shared-dir": "\(cluster.sharedDirectory)"])
@@ -57,7 +59,10 @@ public final class Server {
             persistence = nil
             var coreConfiguration = configuration.core
             coreConfiguration.tellsLocalPresence = true  // presence is global: the others are told
-            core = HuddleCore(configuration: coreConfiguration, restoring: CoreDurableState())
+            let snapshot = try ClusterSnapshots.loadNewest(sharedDirectory: cluster.sharedDirectory, logger: logger)
+            if let snapshot { logger.notice("loaded the shared snapshot", metadata: ["position": "\(snapshot.position)"]) }
+            clusterPosition = snapshot?.position ?? 0
+            core = HuddleCore(configuration: coreConfiguration, restoring: snapshot?.state ?? CoreDurableState())
             photoStore = try PhotoStore(directory: cluster.sharedDirectory + "/photos", temporaryName: "tmp-" + NodeLease.fileName(cluster.nodeName))
         } else {
             (persistence, core) = try Persistence.open(configuration: configuration, logger: logger)
@@ -68,11 +73,15 @@ public final class Server {
         let photoWorkers = try WorkerThreads(name: "huddle-photo", count: 2)
         let runner = try CoreRunner(
             configuration: configuration, core: core, persistence: persistence, ioLoops: loops, metrics: metrics, logger: logger,
-            clusterWriterID: clusterWriterID)
+            clusterWriterID: clusterWriterID, clusterPosition: clusterPosition)
         if let cluster = configuration.cluster {
             // Its own connection on the core's loop: a login's check is not queued behind appends.
             let client = RedisClient(endpoint: cluster.redis, loop: runner.loop)
             runner.sharedLoginThrottle = SharedLoginThrottle(RedisLoginThrottle(client: client, limits: .init(configuration.core)))
+            // Its own connection too: a snapshot's recording and trimming wait behind no append.
+            runner.clusterSnapshots = try ClusterSnapshots(
+                sharedDirectory: cluster.sharedDirectory, redis: RedisClient(endpoint: cluster.redis, loop: runner.loop), nodeName: cluster.nodeName,
+                intervalMilliseconds: Int64(configuration.snapshotIntervalMilliseconds), metrics: metrics.clusterSnapshots, logger: logger)
             // One lease per node: the registry renews `huddle:node:<name>` with the same value
             // as the node's own lease (the writer ID).
             runner.presenceRegistry = try RedisPresenceRegistry(

@@ -33,6 +33,14 @@ final class SnapshotNode: @unchecked Sendable {
         }
     }
 
+    /// Snapshots `state` at `position`, waits until it is recorded, and stops: a shared
+    /// directory as a cluster's snapshotter leaves it.
+    func snapshotOnce(_ state: CoreDurableState, at position: UInt64) async throws {
+        try await eventually("the snapshot starts", timeout: 60) { await snapshotIfDue(state, at: position) == .started }
+        try await eventually("the snapshot is recorded", timeout: 1_200) { metrics.position.load(ordering: .relaxed) == position }
+        await stop()
+    }
+
     func firstLogPosition() async throws -> UInt64? {
         let result = await withCheckedContinuation { continuation in
             running.loop.execute { [self] in snapshots.firstLogPosition { continuation.resume(returning: $0) } }

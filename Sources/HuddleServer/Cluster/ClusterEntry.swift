@@ -12,8 +12,6 @@ struct ClusterEntry: Equatable {
     var turn: UInt64
     var commands: [CoreCommand]
 
-    static let stream = "huddle:log"
-
     var fields: [RedisStreamEntry.Field] {
         let encoded = Self.encode(commands)
         return [

@@ -30,11 +30,15 @@ final class ClusterLog {
     private let writer: RedisClient
     private let reader: RedisClient
     /// The last entry applied here.
-    private(set) var position: UInt64 = 0
+    private(set) var position: UInt64
     /// Where the reader's next XREAD starts.
     private var readCursor: UInt64 = 0
     /// Entries read but not applied yet, in position order, all above `position`.
     private var inbox: [ClusterEntry] = []
+    /// The first position the log still holds when it no longer holds the one after `position`:
+    /// entries this node never applied were trimmed behind a snapshot (a node partitioned or
+    /// stopped for longer than the snapshots keep). The runner reloads from the newest snapshot.
+    private(set) var trimmedAbove: UInt64?
     /// The reader brought entries: the runner applies them when no turn is open.
     var onEntries: () -> Void = {}
     /// The writer's connection came up (true) or went down (false).
@@ -52,8 +56,12 @@ final class ClusterLog {
     static let leaseMilliseconds = 3_000
     static let leaseRenewalMilliseconds: Int64 = 1_000
 
-    init(settings: ClusterSettings, writerID: String, loop: EventLoop, metrics: ClusterMetrics, logger: Logger) {
+    /// `position`: the log position of the state the node starts from (its snapshot's; 0: empty).
+    init(settings: ClusterSettings, writerID: String, position: UInt64, loop: EventLoop, metrics: ClusterMetrics, logger: Logger) {
         self.settings = settings
+        self.position = position
+        readCursor = position
+        metrics.position.store(position, ordering: .relaxed)
         self.writerID = writerID
         self.loop = loop
         self.metrics = metrics
@@ -97,7 +105,7 @@ final class ClusterLog {
         let target = position + 1
         let entry = ClusterEntry(position: target, writer: writerID, turn: turnNumber, commands: commands)
         let started = MonotonicClock.nanoseconds()
-        writer.appendAt(ClusterEntry.stream, position: target, fields: entry.fields) { [self] result in
+        writer.appendAt(ClusterKeys.log, position: target, fields: entry.fields) { [self] result in
             if settings.waitReplicas > 0, case .success(true) = result {
                 awaitingReplicas = true  // the WAIT behind it decides
                 return
@@ -142,7 +150,7 @@ final class ClusterLog {
     /// reader's may be blocked), into the inbox: what a refused append missed.
     func fetchMissed(completion: @escaping (RedisError?) -> Void) {
         let from = max(position, inbox.last?.position ?? 0) + 1
-        writer.xrange(ClusterEntry.stream, from: RedisStreamID(milliseconds: from, sequence: 0), count: Self.pageSize) { [self] result in
+        writer.xrange(ClusterKeys.log, from: RedisStreamID(milliseconds: from, sequence: 0), count: Self.pageSize) { [self] result in
             switch result {
             case .failure(let error):
                 completion(error)
@@ -166,10 +174,12 @@ final class ClusterLog {
                 taken.append(inbox.removeFirst())
                 position += 1
             } else {
-                // Never expected (positions are contiguous): read again from where this node is.
-                logger.warning("gap in the shared log read; reading it again", metadata: [
-                    "position": "\(position)", "next": "\(first.position)",
+                // Positions are contiguous, and every read starts right after `position`: the
+                // entries in between are trimmed away.
+                logger.warning("the shared log is trimmed past this node's position", metadata: [
+                    "position": "\(position)", "first-in-log": "\(first.position)",
                 ])
+                trimmedAbove = first.position
                 inbox.removeAll()
                 readCursor = position
                 break
@@ -177,6 +187,16 @@ final class ClusterLog {
         }
         metrics.position.store(position, ordering: .relaxed)
         return taken
+    }
+
+    /// The node's state was replaced by a snapshot's at `snapshotPosition`: reading and applying
+    /// go on from there.
+    func restart(at snapshotPosition: UInt64) {
+        position = snapshotPosition
+        readCursor = snapshotPosition
+        trimmedAbove = nil
+        inbox.removeAll()
+        metrics.position.store(position, ordering: .relaxed)
     }
 
     private func advance(to target: UInt64) {
@@ -206,7 +226,7 @@ final class ClusterLog {
     private func read() {
         readCursor = max(readCursor, position)
         reader.xread(
-            ClusterEntry.stream, after: RedisStreamID(milliseconds: readCursor, sequence: 0), count: Self.pageSize, blockMilliseconds: 1_000
+            ClusterKeys.log, after: RedisStreamID(milliseconds: readCursor, sequence: 0), count: Self.pageSize, blockMilliseconds: 1_000
         ) { [unowned self] result in
             switch result {
             case .success(let entries):
@@ -228,7 +248,7 @@ final class ClusterLog {
     private func renewLease() {
         let arguments: [[UInt8]] = [
             Array("EVAL".utf8), Array(NodeLease.renewScript.utf8), Array("3".utf8), Array(NodeLease.key(settings.nodeName).utf8),
-            Array(ClusterEntry.stream.utf8), Array(NodeLease.tickerKey.utf8), Array(writerID.utf8), Array("\(Self.leaseMilliseconds)".utf8),
+            Array(ClusterKeys.log.utf8), Array(NodeLease.tickerKey.utf8), Array(writerID.utf8), Array("\(Self.leaseMilliseconds)".utf8),
         ]
         writer.send(arguments) { [unowned self] result in
             guard case .success(let reply) = result, let parts = reply.elements, parts.count == 3,

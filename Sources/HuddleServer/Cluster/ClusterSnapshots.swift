@@ -115,6 +115,9 @@ final class ClusterSnapshots: @unchecked Sendable {
     }
 
     private func refreshLeaseIfDue(now: Int64) {
+        // Not yet connected (a node's first turns) or Redis down: nothing to ask; a lease held
+        // runs out by itself meanwhile.
+        guard redis.connectedAddress != nil else { return }
         let before = lease.state(now: now)
         let asked = lease.refreshIfDue(now: now) { [self] result in
             switch result {

@@ -87,6 +87,17 @@ final class ClusterHarness: @unchecked Sendable {
         try await waitUntilHealthy(node)
     }
 
+    /// Starts one more node, numbered after the others, and waits until it is healthy: a node
+    /// joining a cluster that has run for a while. Returns its index.
+    @discardableResult
+    func addNode() async throws -> Int {
+        nodes.append(Node(name: "node-\(nodes.count + 1)", port: 0, dataDirectory: try ServerProcess.makeDataDirectory(), server: nil))
+        let index = nodes.count - 1
+        try await start(index, newPort: true)
+        try await waitUntilHealthy(index)
+        return index
+    }
+
     /// SIGKILL to redis-server, waiting until it is gone.
     func kill9Redis() async throws { try await redis.kill9() }
 
