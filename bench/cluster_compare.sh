@@ -10,6 +10,8 @@
 #            (--publisher-url) and the subscribers on the other nodes (on node 1 itself when it
 #            is alone: then it is not cross-node);
 # and Redis's CPU (from /proc/PID/stat of redis-server) per acknowledged write and per delivery.
+# After the writes: the log's position (entries: sign-ups and publishes of the warm-up and the
+# window, a turn's writes batched in one entry) and the refused appends (conflicts), all nodes.
 # CPU is read from /proc at the start and end of each measured window only (set-up excluded).
 #
 #   bench/cluster_compare.sh [SECONDS] [SUBSCRIBERS] [RATE]   defaults: 6 s windows, 400 subscribers at 50 msg/s
@@ -76,8 +78,9 @@ stop_nodes() {
     PIDS=() REDIS=
 }
 
-# A JSON field of a huddle-loadtest result.
-jfield() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+# metric PORT NAME: a sample's value on the node's /metrics (a counter's whole number).
+metric() { curl -s "http://127.0.0.1:$1/metrics" | awk -v name="$2" '$1 == name { printf "%d\n", $2 }'; }
+
 
 # fanout OUT ARGS...: runs the harness and reads the nodes' and Redis's CPU ticks over its
 # measured window (from its "measuring" line to SECS later); sets NODE_TICKS, REDIS_TICKS.
@@ -96,7 +99,7 @@ fanout() {
     NODE_TICKS=$((n1 - n0)) REDIS_TICKS=$((r1 - r0))
 }
 
-printf 'config\tload1\tacked_writes_s\tnode_cpu_us_per_write\tredis_cpu_us_per_write\tfanout_deliveries_s\tdeliveries_per_node_cpu_s\tnode_cpu_pct\tredis_cpu_us_per_delivery\tredis_cpu_pct\tlatency_p50_ms\tlatency_p99_ms\tlatency_kind\tverdicts\n' >"$WORK/rows.tsv"
+printf 'config\tload1\tacked_writes_s\tnode_cpu_us_per_write\tredis_cpu_us_per_write\tlog_entries\tappend_conflicts\tfanout_deliveries_s\tdeliveries_per_node_cpu_s\tnode_cpu_pct\tredis_cpu_us_per_delivery\tredis_cpu_pct\tlatency_p50_ms\tlatency_p99_ms\tlatency_kind\tverdicts\n' >"$WORK/rows.tsv"
 echo "machine: $(nproc) cores, load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for n in ${CONFIGS:-0 1 2 3}; do
     config=$([ "$n" = 0 ] && echo embedded || echo "$n-node")
@@ -114,6 +117,13 @@ import json, sys
 r = json.loads(sys.argv[1]); redis = sys.argv[2] != ""
 cpu = r["server_cpu_seconds"]; nodes = cpu[:-1] if redis else cpu
 print(r["acks_per_second"], round(sum(nodes) * 1e6 / r["acks"]), round(cpu[-1] * 1e6 / r["acks"], 1) if redis else "n/a")' "$w" "$REDIS")
+    conflicts=0 entries=n/a
+    if [ "$n" -gt 0 ]; then
+        for port in "${PORTS[@]}"; do conflicts=$((conflicts + $(metric "$port" huddle_cluster_append_conflicts_total))); done
+        entries=$(metric "${PORTS[0]}" huddle_cluster_log_position)
+    else
+        conflicts=n/a
+    fi
     stop_nodes
 
     # fan-out: subscribers on every node, the publisher on node 1
@@ -143,7 +153,7 @@ print(round(l["p50"], 2), round(l["p99"], 2))' "$WORK/latency.json")
     stop_nodes
 
     kind=$([ "$n" -gt 1 ] && echo cross-node || echo same-node)
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$config" "$load" "$acks_s" "$node_us_write" "$redis_us_write" "$deliv_s" "$per_cpu" \
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$config" "$load" "$acks_s" "$node_us_write" "$redis_us_write" "$entries" "$conflicts" "$deliv_s" "$per_cpu" \
         "$node_pct" "$redis_us_deliv" "$redis_pct" "$p50" "$p99" "$kind" "$fanout_verdict/$latency_verdict" >>"$WORK/rows.tsv"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
