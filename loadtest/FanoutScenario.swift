@@ -10,6 +10,8 @@ import HuddleProtocol
 final class FanoutScenario: Scenario {
     struct Settings: Sendable {
         var urls: ServerURLs
+        /// Publisher `i` starts on node `i mod n` of these; `urls` unless the run puts them apart.
+        var publisherURLs: ServerURLs
         var options: ClientConnectionOptions
         var subscribers: Int
         var publishers: Int
@@ -27,6 +29,7 @@ final class FanoutScenario: Scenario {
     private var token = ""
     private let room = "room:loadtest-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
     private var admin: HarnessSession?
+    private var tokenPropagation: TokenPropagation?
     private var subscribers: [HarnessSession] = []
     private var publishers: [HarnessSession] = []
     private var setup: SetupQueue?
@@ -51,8 +54,15 @@ final class FanoutScenario: Scenario {
         measurement.onDone = { [self] in finish() }
         admin = users.signUpSharedAccount(url: settings.urls.first, loop: loop, options: settings.options, measurement: measurement) { [self] token in
             self.token = token
-            progress.say("signed up \(users.username(0)); opening \(settings.subscribers) subscribers")
-            openSubscribers()
+            let propagation = TokenPropagation(
+                urls: settings.urls.all + settings.publisherURLs.all, token: token, loop: loop, options: settings.options)
+            tokenPropagation = propagation
+            propagation.run { [self] milliseconds in
+                tokenPropagation = nil
+                guard let milliseconds else { return measurement.abort("a node still refused the account's token after 30 s") }
+                progress.say("signed up \(users.username(0)), known on every node after \(formatted(milliseconds)) ms; opening \(settings.subscribers) subscribers")
+                openSubscribers()
+            }
         }
     }
 
@@ -86,7 +96,7 @@ final class FanoutScenario: Scenario {
     private func openPublishers() {
         progress.say("\(settings.subscribers) subscribed; starting \(settings.publishers) publisher(s) at \(settings.rate) msg/s each")
         let queue = SetupQueue(count: settings.publishers, concurrency: settings.connectConcurrency, step: { [self] index, done in
-            let session = HarnessSession(url: settings.urls[node: index], loop: loop, options: settings.options.bearer(token))
+            let session = HarnessSession(url: settings.publisherURLs[node: index], loop: loop, options: settings.options.bearer(token))
             publishers.append(session)
             session.onOpen = { [self] in
                 measurement.connections += 1

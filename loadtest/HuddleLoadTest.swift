@@ -35,13 +35,13 @@ struct CommonOptions: ParsableArguments {
     @Flag(help: "Do not offer permessage-deflate.") var noCompression = false
 
     /// The Huddle protocol endpoints: `/v1` unless a URL names a path.
-    func endpoint() throws -> ServerURLs {
-        try rawEndpoint(defaultPath: "/v1")
+    func endpoint(_ urls: [String]? = nil) throws -> ServerURLs {
+        try rawEndpoint(urls, defaultPath: "/v1")
     }
 
-    /// The URLs as given, or with `defaultPath` when one has none.
-    func rawEndpoint(defaultPath: String) throws -> ServerURLs {
-        ServerURLs(try url.map { text in
+    /// The URLs as given (`--url` unless others are named), or with `defaultPath` when one has none.
+    func rawEndpoint(_ urls: [String]? = nil, defaultPath: String) throws -> ServerURLs {
+        ServerURLs(try (urls ?? url).map { text in
             var parsed = try ClientURL(text)
             if parsed.target == "/" { parsed.target = defaultPath }
             return parsed

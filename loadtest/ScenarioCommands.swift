@@ -39,14 +39,21 @@ struct FanoutCommand: ParsableCommand {
     @Option(help: "Publishers.") var publishers = 1
     @Option(help: "Messages per second per publisher.") var rate: Double = 100
     @Option(help: "Bytes of padding in each message.") var payload = 32
+    @Option(help: ArgumentHelp(
+        "Where the publishers connect (repeatable), instead of sharing --url with the subscribers.",
+        discussion: "A cluster's cross-node latency: publishers on one node, subscribers on the others."))
+    var publisherUrl: [String] = []
 
     func validate() throws {
         guard subscribers > 0, publishers > 0, rate > 0, payload >= 0 else { throw ValidationError("counts and --rate must be > 0") }
+        for text in publisherUrl { _ = try ClientURL(text) }
     }
 
     func run() throws {
+        let urls = try common.endpoint()
         let settings = FanoutScenario.Settings(
-            urls: try common.endpoint(), options: common.connectionOptions, subscribers: subscribers, publishers: publishers,
+            urls: urls, publisherURLs: publisherUrl.isEmpty ? urls : try common.endpoint(publisherUrl),
+            options: common.connectionOptions, subscribers: subscribers, publishers: publishers,
             rate: rate, payloadBytes: payload, measurement: common.measurement)
         try common.report(runScenario { FanoutScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }

@@ -196,6 +196,21 @@ import Testing
         #expect(run.result.stream.delivered == run.result.sent * 20, "every subscriber got everything once")
     }
 
+    @Test func fanoutPutsPublishersWherePublisherURLSaysAndSubscribersOnURL() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let port = try #require(Int(server.url.split(separator: ":").last ?? ""))
+        let forwarder = try await startTCPForwarder(to: port)
+        defer { kill(forwarder.process.pid, SIGKILL) }
+        let run = try await harness([
+            "fanout", "--url", server.url, "--publisher-url", forwarder.url, "--subscribers", "6", "--publishers", "2", "--rate", "20",
+        ] + short)
+        expectClean(run)
+        // The probe that checks the account's token on every URL given (the publishers' included), then the two publishers.
+        #expect(forwarder.process.text.components(separatedBy: "accepted").count - 1 == 3, "the token probe and the two publishers, and no subscriber, came through it")
+        #expect(run.result.stream.delivered == run.result.sent * 6)
+    }
+
     @Test func matches() async throws {
         let server = try await startHuddle()
         defer { try? FileManager.default.removeItem(at: server.dataDirectory) }

@@ -38,7 +38,9 @@ async def forward(client_reader, client_writer):
 
 async def main():
     server = await asyncio.start_server(forward, "127.0.0.1", 0)
-    print("listening", server.sockets[0].getsockname()[1], flush=True)
+    # One string, one write: under -u, print("listening", port) writes its pieces one by one,
+    # and a reader could see "listening " before the port.
+    print("listening %d" % server.sockets[0].getsockname()[1], flush=True)
     await server.serve_forever()
 
 asyncio.run(main())
