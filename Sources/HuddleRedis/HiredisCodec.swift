@@ -2,9 +2,9 @@ import CHiredis
 
 /// The unsafe edge between hiredis's C structures and Swift values: a reply tree copied out
 /// before hiredis frees it, and an argument vector laid out for `redisAsyncCommandArgv`.
-enum HiredisCodec {
+package enum HiredisCodec {
     /// Copies `reply` (freed by hiredis when the callback returns) into a Swift value.
-    static func copy(_ reply: UnsafePointer<redisReply>) -> RedisReply {
+    package static func copy(_ reply: UnsafePointer<redisReply>) -> RedisReply {
         let node = reply.pointee
         switch node.type {
         case REDIS_REPLY_STRING:
@@ -30,7 +30,7 @@ enum HiredisCodec {
 
     /// Calls `body` with argc, argv and argvlen for `arguments`, valid only during the call
     /// (hiredis copies the command into its output buffer before returning).
-    static func withArgumentVector<Result>(
+    package static func withArgumentVector<Result>(
         _ arguments: [[UInt8]],
         _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafePointer<Int>) -> Result
     ) -> Result {

@@ -1,5 +1,5 @@
 import CHiredis
-@testable import HuddleRedis
+import HuddleRedis
 
 /// Blocking commands over hiredis's synchronous API, independent of the client under test: how
 /// the test support sees whether a redis-server answers (PING) and asks a replica or a Sentinel
