@@ -100,8 +100,20 @@ import Testing
         let cluster = try await ClusterHarness(arguments: Self.arguments + ["--push-webhook", receiver.url])
         let (alice, aliceToken) = try Self.user("alice", port: cluster.port(0))
         let (bob, _) = try Self.user("bob", port: cluster.port(1))
-        try Self.befriend(alice, "alice", bob, "bob")
-        #expect(try alice.nextPresence(of: "bob") == true)
+        // Node 1 decides whether bob gets a push: it must know bob online on node 2 first. It
+        // tells alice so (at the friendship, or when bob's presence reaches it through Redis,
+        // whichever is later), in any order with the acceptance notice.
+        try alice.ok("friend_request", ["user": "bob"])
+        _ = try bob.nextPublication(on: "inbox:bob", type: "friend_request")
+        try bob.ok("friend_accept", ["user": "alice"])
+        var accepted = false
+        var bobOnline: Bool?
+        _ = try alice.nextEvent("friend_accepted and presence of bob") { event in
+            if event["event"] as? String == "presence", event["user"] as? String == "bob" { bobOnline = JSON.bool(event["online"]) }
+            if event["channel"] as? String == "inbox:alice", event["type"] as? String == "friend_accepted" { accepted = true }
+            return accepted && bobOnline != nil
+        }
+        #expect(bobOnline == true)
         let room = "chat:alice~bob"
         try bob.subscribe(room)
 
@@ -116,6 +128,12 @@ import Testing
         try await receiver.waitForRequests(1, timeout: 20)
         // A second message from another node, then a barrier: every node's hand-offs done.
         let aliceOnThird = try await ProtocolClient.authenticatedOnceKnown(aliceToken, port: cluster.port(2))
+        // Node 3 decides this one: it must have heard that bob left (no event tells a friend
+        // who connects later; the friends list shows it).
+        try await untilHolds("node 3 knows bob offline") {
+            let friends = (try aliceOnThird.ok("friends")["friends"] as? [JSONObject]) ?? []
+            return friends.contains { $0["username"] as? String == "bob" && JSON.bool($0["online"]) == false }
+        }
         try aliceOnThird.publish(room, ["text": "hello?"])
         try await receiver.waitForRequests(2, timeout: 20)
         try await untilHolds("no webhook request under way on any node") {

@@ -41,7 +41,8 @@ final class ClusterLog {
     private(set) var trimmedAbove: UInt64?
     /// The reader brought entries: the runner applies them when no turn is open.
     var onEntries: () -> Void = {}
-    /// The writer's connection came up (true) or went down (false).
+    /// The writer's connection came up or a lease renewal (a write) was answered (true), or
+    /// the connection went down (false).
     var onWriterStatus: (Bool) -> Void = { _ in }
     private var turnNumber: UInt64 = 0
     /// The turn's XADD landed and its WAIT is awaited.
@@ -258,6 +259,9 @@ final class ClusterLog {
                 isTicker = ticking == 1
                 logger.notice(isTicker ? "this node is the cluster's ticker" : "this node is no longer the cluster's ticker")
             }
+            // A script that writes answered: Redis takes writes (loaded, a master), whatever
+            // refused a turn since; writes must not stay refused while the writer is up.
+            onWriterStatus(true)
             if held == 0 {
                 logger.error("another node holds this node's name; names must be unique per cluster", metadata: ["node": "\(settings.nodeName)"])
             }

@@ -36,13 +36,27 @@ enum NodeLease {
         return {renew(KEYS[1]), top, renew(KEYS[3])}
         """
 
+    /// Takes KEYS[1] for ARGV[1] for ARGV[2] ms if nobody or ARGV[1] holds it: 1, else 0. Its
+    /// own holder is success, so a claim tried again after a lost reply (the SET landed, the
+    /// connection dropped) is not refused by itself.
+    static let claimScript = """
+        local holder = redis.call('GET', KEYS[1])
+        if holder == false or holder == ARGV[1] then
+          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+          return 1
+        end
+        return 0
+        """
+
     /// Takes the lease for `nodeName` before the node starts, on a loop of its own (the core's
-    /// is not running yet); throws a plain sentence when Redis cannot be reached within
-    /// `timeout` ms or a live node has the name (it still renews it after a lease's time).
+    /// is not running yet); throws a plain sentence when Redis does not take it within
+    /// `timeout` ms (with the last error it gave) or a live node has the name (it still renews
+    /// it after a lease's time).
     static func claim(_ settings: ClusterSettings, holder: String, timeout: Int64 = 10_000) throws {
         let loop = try EventLoop(index: -1, readBufferSize: 16)
         let thread = try LoopThread.spawn(name: "huddle-redis-start") { loop.run() }
-        let outcome = Mutex<Result<Bool, RedisError>?>(nil)
+        let outcome = Mutex<Bool?>(nil)
+        let lastError = Mutex<RedisError?>(nil)
         let client = RedisClient(endpoint: settings.redis, loop: loop)
         loop.execute {
             // A node that died keeps its name until its lease expires; a live one renews it. So
@@ -50,23 +64,38 @@ enum NodeLease {
             // waits for it instead of failing).
             let finalAfter = MonotonicClock.milliseconds() + Int64(ClusterLog.leaseMilliseconds) + 1_000
             @Sendable func attempt() {
+                guard outcome.withLock({ $0 == nil }) else { return }
                 client.send([
-                    Array("SET".utf8), Array(key(settings.nodeName).utf8), Array(holder.utf8), Array("NX".utf8), Array("PX".utf8),
+                    Array("EVAL".utf8), Array(claimScript.utf8), Array("1".utf8), Array(key(settings.nodeName).utf8), Array(holder.utf8),
                     Array("\(ClusterLog.leaseMilliseconds)".utf8),
                 ]) { result in
-                    if case .success(let reply) = result, reply != .status("OK"), MonotonicClock.milliseconds() < finalAfter {
+                    switch result {
+                    case .success(.integer(1)):
+                        outcome.withLock { $0 = true }
+                    case .success(.integer(0)) where MonotonicClock.milliseconds() >= finalAfter:
+                        outcome.withLock { $0 = false }
+                    case .success(.integer(0)):
                         _ = loop.schedule(after: 250) { attempt() }
-                        return
+                    case .success(let reply):
+                        lastError.withLock { $0 = .unexpectedReply(command: "EVAL", reply: reply) }
+                        _ = loop.schedule(after: 250) { attempt() }
+                    case .failure(let error):
+                        // Loading its data after a restart, or the connection dropped: the
+                        // reconnection (or the next try) asks again, idempotently.
+                        lastError.withLock { $0 = error }
+                        _ = loop.schedule(after: 250) { attempt() }
                     }
-                    outcome.withLock { $0 = $0 ?? result.map { $0 == .status("OK") } }
                 }
             }
             // Connected already if the connect finished within the client's first task.
             if client.connectedAddress != nil { attempt() }
-            client.onStatusChange = { address, _ in if address != nil { attempt() } }
+            client.onStatusChange = { address, error in
+                if let error { lastError.withLock { $0 = error } }
+                if address != nil { attempt() }
+            }
         }
         let deadline = MonotonicClock.milliseconds() + timeout
-        var result: Result<Bool, RedisError>?
+        var result: Bool?
         while result == nil, MonotonicClock.milliseconds() < deadline {
             var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
             nanosleep(&pause, nil)
@@ -77,13 +106,12 @@ enum NodeLease {
         thread.join()
         switch result {
         case nil:
-            throw ConfigurationError("--redis \(settings.redis): cannot reach Redis within \(timeout / 1000) s")
-        case .failure(let error)?:
-            throw ConfigurationError("--redis \(settings.redis): \(error)")
-        case .success(false)?:
+            let reason = lastError.withLock { $0 }.map { ": \($0)" } ?? ""
+            throw ConfigurationError("--redis \(settings.redis): Redis did not take this node's name within \(timeout / 1000) s\(reason)")
+        case false?:
             throw ConfigurationError(
                 "--node-name \(settings.nodeName): a live node of the cluster already has this name (names must be unique; its lease expires \(ClusterLog.leaseMilliseconds / 1000) s after it stops)")
-        case .success(true)?:
+        case true?:
             break
         }
     }
