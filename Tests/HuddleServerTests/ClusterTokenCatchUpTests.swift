@@ -37,6 +37,26 @@ import Testing
         #expect(try cluster.metrics(1).value("huddle_cluster_token_signins_waiting") == 0)
     }
 
+    /// The wait is bounded: with Redis stopped, the read of the log's top never answers, and an
+    /// unknown token is refused when the wait's time is up, as it would be at once otherwise.
+    @Test func anUnknownTokenIsRefusedWhenTheLogCannotBeReadInTime() async throws {
+        let cluster = try await ClusterHarness(nodes: 1)
+        let (_, token) = try ProtocolClient.signedUp("alice", port: cluster.port(0))
+        cluster.redis.pause()
+        var resumed = false
+        defer { if !resumed { cluster.redis.resume() } }
+        let refused = try ProtocolClient(port: cluster.port(0), credential: .header(String(repeating: "C", count: 43)))
+        let failed = try refused.nextEvent("auth_failed", timeout: 20)
+        #expect((failed["error"] as? JSONObject)?["code"] as? String == "invalid_token", "\(JSON.text(failed))")
+        #expect(try refused.closeCode() == WebSocketCloseCode(rawValue: 4001))
+        // A known token is not held at all.
+        let known = try ProtocolClient(port: cluster.port(0), credential: .header(token))
+        #expect((try known.nextEvent("session")["user"] as? JSONObject)?["username"] as? String == "alice")
+        cluster.redis.resume()
+        resumed = true
+        #expect(try cluster.metrics(0).value("huddle_cluster_token_signins_waiting") == 0)
+    }
+
     /// The nodes' log readers as Redis sees them: the connections whose last command was XREAD.
     static func logReaders(redis: RedisProcess) throws -> [(id: String, idle: Int, blocked: Bool)] {
         try redisCLI(redis, ["CLIENT", "LIST"]).split(separator: "\n").compactMap { line in
