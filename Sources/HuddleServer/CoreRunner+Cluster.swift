@@ -135,13 +135,14 @@ extension CoreRunner {
 
     /// Applies the log's entries this node has not applied yet (other nodes' turns, and its own
     /// that landed although their outcome was lost), routing what its connections are owed.
-    private func applyLogEntries() {
+    func applyLogEntries() {
         guard let cluster else { return }
         let now = WallClock.milliseconds()
         for entry in cluster.takeApplicable() {
             for output in core.applyReplicated(entry.commands, at: now) { route(output) }
         }
         if let firstInLog = cluster.trimmedAbove, !clusterTurn.appending { reloadFromSnapshot(firstInLog: firstInLog) }
+        releaseCaughtUpSignIns()
     }
 
     /// Between turns only (no append in flight, no turn open): the state is exactly the log's

@@ -23,6 +23,7 @@ final class CoreRunner: @unchecked Sendable {
     /// Cluster mode (`--redis`): the shared log, and the turn held while its append is in flight.
     let cluster: ClusterLog?
     var clusterTurn = ClusterTurnState()
+    var tokenCatchUp = TokenCatchUp()
     let ioLoops: [EventLoop]
     /// One per I/O loop; set before the thread starts.
     var endpoints: [ProtocolEndpoint] = []
@@ -181,7 +182,11 @@ final class CoreRunner: @unchecked Sendable {
     // MARK: Core thread
 
     func process(_ request: CoreRequest, op: String?, submitted: UInt64) {
-        if cluster != nil, !admitToClusterTurn(request, op: op, submitted: submitted) { return }
+        if cluster != nil {
+            if waitsForTokenCatchUp(request, op: op, submitted: submitted) { return }
+            if !admitToClusterTurn(request, op: op, submitted: submitted) { return }
+            tokenSignInDecided(request)
+        }
         replyAudit.expect(request)
         if sharedLoginThrottle != nil, case .beginLogin(let login, _, _) = request.body, let ref = request.connection, let requestID = request.requestID {
             secrets[ref, default: [:]][requestID, default: PendingSecrets()].login = login
@@ -223,6 +228,7 @@ final class CoreRunner: @unchecked Sendable {
         budgets.purge(now: MonotonicClock.milliseconds())
         metrics.budgetOwners.store(budgets.trackedOwnerCount, ordering: .relaxed)
         if decides { process(.expireActivities, op: nil, submitted: 0) }
+        releaseCaughtUpSignIns()  // those out of time
         guard let persistence else { return }  // cluster mode: writes come back with the writer
         do {
             try persistence.tick()

@@ -162,6 +162,9 @@ final class ClusterLog {
         }
     }
 
+    /// The newest position this node has read (applied or in the inbox).
+    var knownTop: UInt64 { max(position, inbox.last?.position ?? 0) }
+
     // MARK: Applying
 
     /// The inbox's entries that follow `position` without a gap, taken out; `position` moves
