@@ -59,7 +59,7 @@ import Testing
         shutdown(bob.raw.fd, Int32(SHUT_RDWR))
         for text in ["three", "four"] { try alice.publish(room, ["text": text]) }
         let bobOnThird = try await ProtocolClient.authenticatedOnceKnown(bobToken, port: cluster.port(2))
-        try await untilHolds("node 3 has applied the log through offset 4") {
+        try await cluster.untilHolds("node 3 has applied the log through offset 4") {
             Self.offsets(try bobOnThird.ok("history", ["channel": room, "limit": 10])).first == 4
         }
         let unread = try bobOnThird.ok("unread")
@@ -95,7 +95,7 @@ import Testing
         // Signed in once (a second `auth` on the connection is already_authenticated, which no
         // retry could get past), then read until node 2's reader has caught up after the restart.
         let onOther = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(1))
-        try await untilHolds("node 2 has every acknowledged write") {
+        try await cluster.untilHolds("node 2 has every acknowledged write") {
             Self.offsets(try onOther.ok("history", ["channel": room, "limit": 10])) == acknowledged.reversed()
         }
     }
@@ -134,7 +134,7 @@ import Testing
         // Within its dead lease: the start waits for the lease to expire instead of refusing.
         try await cluster.restart(node: 1)
         let onRestarted = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(1))
-        try await untilHolds("the restarted node has the whole room") {
+        try await cluster.untilHolds("the restarted node has the whole room") {
             Self.offsets(try onRestarted.ok("history", ["channel": room, "limit": 10])) == [6, 5, 4, 3, 2, 1]
         }
         #expect(JSON.int(try onRestarted.publish(room, ["n": 7])["offset"]) == 7, "it writes on top of what it read")
