@@ -58,10 +58,9 @@ import Testing
         // Bob leaves at offset 2; alice writes on; bob comes back on node 3 and resumes.
         shutdown(bob.raw.fd, Int32(SHUT_RDWR))
         for text in ["three", "four"] { try alice.publish(room, ["text": text]) }
-        let bobOnThird = try ProtocolClient(port: cluster.port(2))
-        try await untilHolds("node 3 has applied the log through offset 4") {
-            guard JSON.bool(try bobOnThird.request("auth", ["token": bobToken])["ok"]) == true else { return false }
-            return Self.offsets(try bobOnThird.ok("history", ["channel": room, "limit": 10])).first == 4
+        let bobOnThird = try await ProtocolClient.authenticatedOnceKnown(bobToken, port: cluster.port(2))
+        try await cluster.untilHolds("node 3 has applied the log through offset 4") {
+            Self.offsets(try bobOnThird.ok("history", ["channel": room, "limit": 10])).first == 4
         }
         let unread = try bobOnThird.ok("unread")
         #expect(JSON.int(unread["total"]) == 2, "bob read up to his own message: \(JSON.text(unread))")
@@ -93,10 +92,11 @@ import Testing
             return true
         }
         #expect(acknowledged == Array(1...6), "acknowledged offsets follow on without a gap: \(acknowledged)")
-        let onOther = try ProtocolClient(port: cluster.port(1))
-        try await untilHolds("node 2 has every acknowledged write") {
-            guard JSON.bool(try onOther.request("auth", ["token": token])["ok"]) == true else { return false }
-            return Self.offsets(try onOther.ok("history", ["channel": room, "limit": 10])) == acknowledged.reversed()
+        // Signed in once (a second `auth` on the connection is already_authenticated, which no
+        // retry could get past), then read until node 2's reader has caught up after the restart.
+        let onOther = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(1))
+        try await cluster.untilHolds("node 2 has every acknowledged write") {
+            Self.offsets(try onOther.ok("history", ["channel": room, "limit": 10])) == acknowledged.reversed()
         }
     }
 
@@ -133,10 +133,9 @@ import Testing
         _ = try alice.publishAll(room, (4...6).map { ["n": $0] })
         // Within its dead lease: the start waits for the lease to expire instead of refusing.
         try await cluster.restart(node: 1)
-        let onRestarted = try ProtocolClient(port: cluster.port(1))
-        try await untilHolds("the restarted node has the whole room") {
-            guard JSON.bool(try onRestarted.request("auth", ["token": token])["ok"]) == true else { return false }
-            return Self.offsets(try onRestarted.ok("history", ["channel": room, "limit": 10])) == [6, 5, 4, 3, 2, 1]
+        let onRestarted = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(1))
+        try await cluster.untilHolds("the restarted node has the whole room") {
+            Self.offsets(try onRestarted.ok("history", ["channel": room, "limit": 10])) == [6, 5, 4, 3, 2, 1]
         }
         #expect(JSON.int(try onRestarted.publish(room, ["n": 7])["offset"]) == 7, "it writes on top of what it read")
     }

@@ -125,6 +125,16 @@ final class ClusterHarness: @unchecked Sendable {
     /// The node's /metrics.
     func metrics(_ node: Int) throws -> PrometheusText { try PrometheusText.fetch(port: nodes[node].port) }
 
+    /// `untilHolds` whose failure carries every node's log: what tells a wait that was wrong
+    /// from a node whose reader never caught up.
+    func untilHolds(_ what: String, timeout: Double = 20, _ condition: () throws -> Bool) async throws {
+        do {
+            try await HuddleServerTests.untilHolds(what, timeout: timeout, condition)
+        } catch let failure as TestFailure {
+            throw TestFailure("\(failure.description)\n\(logs)")
+        }
+    }
+
     // MARK: Starting
 
     private func arguments(for node: Node) -> [String] {
