@@ -86,16 +86,7 @@ import Testing
         let shortfalls = try cluster.indices.map { Int(try cluster.metrics($0).value("huddle_redis_wait_shortfalls_total") ?? -1) }
         let writerSummary = try await writers.finish()
 
-        // A write acknowledged by a node follows everything acknowledged before it in the log,
-        // so after one on each node, that node has applied every write the journals hold.
-        let (barrier, token) = try ProtocolClient.signedUp("barrier", port: cluster.port(0))
-        try barrier.publish("room:barrier", "from node 1")
-        var results: [[String: Any]] = []
-        for node in cluster.indices {
-            let client = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(node))
-            try client.publish("room:barrier", "from node \(node + 1)")
-            results.append(try await writers.check(url: cluster.url(node), expectingOK: waitReplicas > 0))
-        }
+        let results = try await writers.checkEveryNode(of: cluster, expectingOK: waitReplicas > 0)
         #expect((results.first?["acked"] as? Int ?? 0) > 0)
         let lost = results.map { $0["acked_missing"] as? Int ?? -1 }
         let publications = results.map { $0["publications"] as? Int ?? -1 }
