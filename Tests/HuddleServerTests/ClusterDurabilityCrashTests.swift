@@ -51,18 +51,8 @@ import Testing
         }
         let writerSummary = try await writers.finish()
 
-        // A write acknowledged by a node follows everything acknowledged before it in the log,
-        // so after one on each node, that node has applied every write the journals hold.
-        let (barrier, token) = try ProtocolClient.signedUp("barrier", port: cluster.port(0))
-        try barrier.publish("room:barrier", "from node 1")
-        var results: [[String: Any]] = []
-        for node in cluster.indices {
-            let client = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(node))
-            try client.publish("room:barrier", "from node \(node + 1)")
-            let result = try await writers.check(url: cluster.url(node))
-            #expect(result["ok"] as? Bool == true, "node \(node + 1)")
-            results.append(result)
-        }
+        let results = try await writers.checkEveryNode(of: cluster)
+        for (node, result) in results.enumerated() { #expect(result["ok"] as? Bool == true, "node \(node + 1)") }
         #expect((results.first?["acked"] as? Int ?? 0) > 0)
         #expect(Set(results.map { $0["publications"] as? Int ?? -1 }).count == 1, "every node holds the same publications")
 
@@ -78,5 +68,22 @@ import Testing
         } else {
             print("kept for inspection: journals \(writers.work.path)\n\(cluster.logs)")
         }
+    }
+}
+
+extension CrashWriters {
+    /// Runs the checker against every node of `cluster`, each once it has applied every write
+    /// the journals hold: a write acknowledged by a node follows everything acknowledged before
+    /// it in the log, so one is made on each node first. `expectingOK: false` only measures.
+    func checkEveryNode(of cluster: ClusterHarness, expectingOK: Bool = true) async throws -> [[String: Any]] {
+        let (barrier, token) = try ProtocolClient.signedUp("barrier", port: cluster.port(0))
+        try barrier.publish("room:barrier", "from node 1")
+        var results: [[String: Any]] = []
+        for node in cluster.indices {
+            let client = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(node))
+            try client.publish("room:barrier", "from node \(node + 1)")
+            results.append(try await check(url: cluster.url(node), expectingOK: expectingOK))
+        }
+        return results
     }
 }

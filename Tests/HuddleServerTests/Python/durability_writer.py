@@ -206,7 +206,7 @@ async def run_writers(args) -> int:
 
 async def check(args) -> int:
     problems = []
-    totals = {"acked": 0, "in_doubt_present": 0, "in_doubt_absent": 0, "rooms": 0, "publications": 0}
+    totals = {"acked": 0, "acked_missing": 0, "in_doubt_present": 0, "in_doubt_absent": 0, "rooms": 0, "publications": 0}
     for i in range(args.writers):
         # One connection per writer, authenticated as that writer: its account and its
         # acknowledged session must have survived too.
@@ -283,6 +283,7 @@ async def check(args) -> int:
                         continue
                     if n in journal.acked and n not in seen:
                         problems.append("%s: acknowledged message %d is missing" % (channel, n))
+                        totals["acked_missing"] += 1
                     elif n in in_doubt:
                         totals["in_doubt_present" if n in seen else "in_doubt_absent"] += 1
     if args.all_problems:

@@ -10,8 +10,12 @@ import RedisTestSupport
 ///
 /// A node keeps its port and data directory across a kill and a restart, so a client that
 /// knows the cluster's URLs finds it again; Redis restarts on its own port and AOF.
+///
+/// Given a `SentinelRedis`, nodes reach Redis through its Sentinels, and `redis` is its first
+/// primary (the one a failover test kills).
 final class ClusterHarness: @unchecked Sendable {
     let redis: RedisProcess
+    let sentinelRedis: SentinelRedis?
     let sharedDirectory: URL
     /// Flags every node gets besides the cluster's own (a webhook, a presence grace, …).
     let nodeArguments: [String]
@@ -25,8 +29,13 @@ final class ClusterHarness: @unchecked Sendable {
     }
 
     /// Starts Redis and `count` nodes, and waits until every node's /healthz says 200.
-    init(nodes count: Int = 3, arguments: [String] = []) async throws {
-        redis = try await RedisProcess()
+    init(nodes count: Int = 3, arguments: [String] = [], sentinel: SentinelRedis? = nil) async throws {
+        if let sentinel {
+            redis = sentinel.primary
+        } else {
+            redis = try await RedisProcess()
+        }
+        sentinelRedis = sentinel
         sharedDirectory = try ServerProcess.makeDataDirectory()
         nodeArguments = arguments
         nodes = try (1...count).map { number in
@@ -63,7 +72,7 @@ final class ClusterHarness: @unchecked Sendable {
     /// Every node's log so far, each under its name: what a failing test prints.
     var logs: String {
         nodes.map { node in "=== \(node.name) (port \(node.port))\n\(node.server?.logText ?? "(never started)")" }
-            .joined(separator: "\n") + "\n=== redis\n\(redis.logText)"
+            .joined(separator: "\n") + "\n" + (sentinelRedis?.logText ?? "=== redis\n\(redis.logText)")
     }
 
     // MARK: Faults
@@ -138,7 +147,7 @@ final class ClusterHarness: @unchecked Sendable {
     // MARK: Starting
 
     private func arguments(for node: Node) -> [String] {
-        ["--redis", redis.endpoint, "--node-name", node.name, "--shared-dir", sharedDirectory.path] + nodeArguments
+        ["--redis", sentinelRedis?.endpoint ?? redis.endpoint, "--node-name", node.name, "--shared-dir", sharedDirectory.path] + nodeArguments
     }
 
     /// Launches the node's process. A first start takes a free port, and another when some other
