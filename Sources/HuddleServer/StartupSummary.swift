@@ -24,7 +24,13 @@ enum StartupSummary {
             "max_outbound_bytes": "\(configuration.maxOutboundBytes)",
             "max_photo_size": "\(configuration.maxPhotoSize)",
             "summary_interval_s": "\(configuration.summaryIntervalMilliseconds / 1000)",
+            "cluster": "\(configuration.cluster.map(clusterSummary) ?? "off")",
         ]
+    }
+
+    /// Which cluster this node joined and how durable its ok is there (`--redis` and its flags).
+    private static func clusterSummary(_ cluster: ClusterSettings) -> String {
+        "on (node \(cluster.nodeName), \(cluster.redis), shared dir \(cluster.sharedDirectory), wait replicas \(cluster.waitReplicas))"
     }
 
     /// The `--fsync` word for the policy.

@@ -29,6 +29,8 @@ import Testing
         #expect(orphan.status != 0 && orphan.output.contains("they need --redis"), "\(orphan.output)")
 
         let cluster = try await ClusterHarness(nodes: 1)
+        let started = try #require(try cluster.server(0).logText.split(separator: "\n").first { $0.contains("started") })
+        #expect(started.contains("cluster=on (node \(cluster.name(0)), \(cluster.redis.endpoint)/0, shared dir \(cluster.sharedDirectory.path), wait replicas 0)"), "\(started)")
         let twin = try ServeFlagTests.refusal([
             "--redis", cluster.redis.endpoint, "--node-name", cluster.name(0), "--shared-dir", cluster.sharedDirectory.path,
         ])
