@@ -11,21 +11,9 @@ extension HuddleCore {
         var newFriends: [(Username, Username)] = []
         for command in commands {
             if case let .acceptFriendRequest(requester, accepter, _) = command { newFriends.append((requester, accepter)) }
-            switch command {
-            case let .publish(channel, from, type, data, time):
-                let publication = appendPublication(
-                    to: channel, namespace: ChannelNamespace(prefixOf: channel), from: from, type: type, data: data, time: time)
-                deliver(publication, into: &step)
-            case let .publishWithClientID(channel, from, type, data, clientID, time):
-                let publication = appendPublication(
-                    to: channel, namespace: ChannelNamespace(prefixOf: channel), from: from, type: type, data: data,
-                    clientID: clientID, time: time)
-                deliver(publication, into: &step)
-            default:
-                let prior = priorFacts(of: command)
-                apply(command)
-                tellLive(after: command, prior: prior, at: time, into: &step)
-            }
+            let prior = priorFacts(of: command)
+            if let publication = apply(command) { deliver(publication, into: &step) }
+            tellLive(after: command, prior: prior, at: time, into: &step)
         }
         // After the whole entry, as `befriend` tells them after its notices and matches.
         for (requester, accepter) in newFriends { tellPresenceOfNewFriends(requester, accepter, into: &step) }

@@ -69,8 +69,11 @@ public final class HuddleCore {
     }
 
     /// Applies a durable change: the replay path, and what `handle` does with the commands it
-    /// makes. Commands are trusted (`handle` validated them before logging).
-    public func apply(_ command: CoreCommand) {
+    /// makes. Commands are trusted (`handle` validated them before logging). Returns the stored
+    /// publication of a `publish`, for a caller that delivers it (`applyReplicated`).
+    @discardableResult
+    public func apply(_ command: CoreCommand) -> Publication? {
+        var stored: Publication?
         switch command {
         case let .signUp(username, email, credentials, session, time):
             durableState.accounts.insert(UserRecord(username: username, email: email, credentials: credentials, createdAt: time))
@@ -88,7 +91,7 @@ public final class HuddleCore {
                 scheduleHistoryExpiry(of: channel)
             }
         case let .publish(channel, from, type, data, time):
-            _ = appendPublication(to: channel, namespace: ChannelNamespace(prefixOf: channel), from: from, type: type, data: data, time: time)
+            stored = appendPublication(to: channel, namespace: ChannelNamespace(prefixOf: channel), from: from, type: type, data: data, time: time)
         case let .sendFriendRequest(from, to, message, time):
             durableState.friendships.insert(FriendRequest(from: from, to: to, message: message, time: time))
         case let .acceptFriendRequest(from, to, _):
@@ -98,7 +101,7 @@ public final class HuddleCore {
         case let .removeFriend(user, friend, _):
             durableState.friendships.unfriend(user, friend)
         case let .publishWithClientID(channel, from, type, data, clientID, time):
-            _ = appendPublication(
+            stored = appendPublication(
                 to: channel, namespace: ChannelNamespace(prefixOf: channel), from: from, type: type, data: data, clientID: clientID, time: time)
         case let .markRead(user, channel, offset, _):
             durableState.readMarkers.advance(user, in: channel, to: offset)
@@ -166,6 +169,7 @@ public final class HuddleCore {
         case let .forgetKeptResults(before, _):
             durableState.keptResults.forget(before: before)
         }
+        return stored
     }
 
     /// The user's friends: who may read the user's `loc:` channel and hears of their presence.
