@@ -232,6 +232,10 @@ for line in open(path):
     fields = dict(p.split("=", 1) for p in kv.split() if "=" in p)
     runs.setdefault((row, side), []).append(fields)
 
+LOSS_KEYS = ("undelivered", "failed", "closed", "setup_failed", "refused", "unanswered")
+def incomplete(row, side):
+    return sum(1 for f in runs.get((row, side), []) if any(f.get(k, "0") not in ("0", "") for k in LOSS_KEYS))
+
 def values(row, side, key, scale):
     out = []
     for f in runs.get((row, side), []):
@@ -246,11 +250,12 @@ def fmt(v, unit):
     if unit == "B": return f"{v:,.0f} B"
     return f"{v:,.0f}"
 
-def cell(vals, unit):
+def cell(vals, unit, bad=0):
     if not vals: return "—"
     med = statistics.median(vals)
-    if len(vals) == 1: return fmt(med, unit)
-    return f"{fmt(med, unit)} ({fmt(min(vals), unit)}–{fmt(max(vals), unit)})"
+    mark = f" †{bad}" if bad else ""
+    if len(vals) == 1: return fmt(med, unit) + mark
+    return f"{fmt(med, unit)} ({fmt(min(vals), unit)}–{fmt(max(vals), unit)}){mark}"
 
 # row, label, peer name, key, scale, unit, higher is better
 table = [
@@ -268,7 +273,7 @@ table = [
     ("idle", f"idle memory per connection, {int(idle_conns):,} connections (`/broadcast`)", "uWebSockets (1 thread)", "per_conn_bytes", 1, "B", False),
 ]
 print()
-print(f"| workload | Huddle | peer | peer figure | ratio |")
+print(f"| workload | Huddle | peer | peer's figure | ratio |")
 print(f"|---|---:|---|---:|---:|")
 for row, label, peer, key, scale, unit, higher in table:
     h, p = values(row, "huddle", key, scale), values(row, "peer", key, scale)
@@ -278,11 +283,14 @@ for row, label, peer, key, scale, unit, higher in table:
         mh, mp = statistics.median(h), statistics.median(p)
         r = (mh / mp if higher else mp / mh) if (mp if higher else mh) else None
         if r is not None: ratio = f"**{r:.2f}×**" if not label.startswith("—") else f"{r:.2f}×"
-    print(f"| {label} | {cell(h, unit)} | {peer} | {cell(p, unit)} | {ratio} |")
+    print(f"| {label} | {cell(h, unit, incomplete(row, 'huddle'))} | {peer} | {cell(p, unit, incomplete(row, 'peer'))} | {ratio} |")
 print()
 print(f"Medians of {rounds} interleaved rounds (range in brackets); ratio > 1 means Huddle ahead "
       f"(Huddle/peer for rates, peer/Huddle for latency and memory). HUDDLE={huddle}. "
-      f"Load average (1/5/15 min) at start {load_start}, at end {load_end}; {elapsed} s in all.")
+      f"Load average (1/5/15 min) at start {load_start}, at end {load_end}; {elapsed} s in all."
+      + (" †n: n of the rounds lost something (messages undelivered, connections failed or closed,"
+         " writes refused or unanswered); their figures are counted as measured." if any(
+          incomplete(r, s) for r, s in runs) else ""))
 EOF
 [ -z "$SKIPPED" ] || echo "skipped rows (peer missing):$SKIPPED"
 echo "results: $OUT/results.tsv" >&2
