@@ -52,14 +52,14 @@ cleanup() { stop_server; rm -rf "$WORK"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-say() { printf '+ %s\n' "$*" >&2; }
+say() { { printf '+'; printf ' %q' "$@"; printf '\n'; } >&2; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # start_server LOG PORT command...: the server in the background (SERVER), waits up to 20 s
 start_server() {
     local log=$1 port=$2; shift 2
-    say "$*"
+    say "$@"
     "$@" >"$log" 2>&1 &
     SERVER=$!
     for _ in $(seq 200); do
@@ -86,7 +86,7 @@ stop_server() {
 # in $OUT/results.tsv as "ROW SIDE ROUND key=value ..."
 measure() {
     local row=$1 side=$2 round=$3 line rc; shift 3
-    say "$*"
+    say "$@"
     timeout -k 5 "$STEP_LIMIT" "$@" >"$WORK/out" 2>"$OUT/$row.$side.$round.err"
     rc=$?
     line=$(grep -m1 '^RESULT ' "$WORK/out")
