@@ -4,7 +4,10 @@ import Foundation
 /// connecting side's address (from /proc/net/tcp: what the kernel itself holds, not what the
 /// harness says it did).
 func establishedConnectionsBySource(toPort port: Int) throws -> [String: Int] {
-    let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+    // Read to its end: a /proc file reports size 0, which a sized read takes at its word.
+    guard let file = FileHandle(forReadingAtPath: "/proc/net/tcp") else { throw ChildProcessFailure("cannot open /proc/net/tcp") }
+    defer { try? file.close() }
+    let table = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
     var counts: [String: Int] = [:]
     for line in table.split(separator: "\n").dropFirst() {
         let fields = line.split(separator: " ")
