@@ -7,8 +7,10 @@ import HuddleWebSocket
 /// `connect`: ramp to N connections at C new connections per second (open loop: attempts
 /// start on schedule however slowly the server accepts), hold them, and report what it took:
 /// connections per second, connect time (to the `session` event on `/v1`, which includes the
-/// token check; to the 101 on a raw URL), failures by reason, and — with the server's pid —
-/// the server's memory per connection.
+/// token check — or, subscribing, to the last subscribe reply; to the 101 on a raw URL),
+/// failures by reason, and — with the server's pid — the server's memory per connection.
+/// On `/v1` the connections belong to U users signed up first (connection i is user i mod U),
+/// and may each subscribe to their user's inbox and one of R rooms: what a real client holds.
 final class ConnectScenario: Scenario {
     struct Settings: Sendable {
         var urls: ServerURLs
@@ -20,6 +22,13 @@ final class ConnectScenario: Scenario {
         var holdSeconds: Double
         /// Any WebSocket server: no sign-up, no token, no `session` event awaited.
         var raw: Bool
+        /// Users the `/v1` connections belong to, signed up before the ramp.
+        var users = 1
+        /// Rooms the `/v1` connections subscribe to (connection i: room i mod R), each with its
+        /// user's inbox; 0 subscribes to nothing.
+        var subscribeRooms = 0
+        /// Sign-ups under way at once.
+        var setupConcurrency = 4
         var serverPID: Int32?
     }
 
@@ -28,9 +37,11 @@ final class ConnectScenario: Scenario {
     private let progress: Progress
     let measurement: Measurement
     private let users = LoadTestUsers()
-    private var admin: HarnessSession?
-    private var token = ""
-    private var connections: [RawConnection] = []
+    private var setup: SetupQueue?
+    private var tokens: [String] = []
+    private var attempted = 0
+    private var rawConnections: [RawConnection] = []
+    private var sessions: [HarnessSession] = []
     private var schedule: OpenLoopSchedule?
     private var rampTimer: Int?
     private var opened = 0
@@ -55,12 +66,36 @@ final class ConnectScenario: Scenario {
         measurement.onDone = { [self] in finish() }
         warnAboutLimits()
         guard !settings.raw else { return ramp() }
-        admin = users.signUpSharedAccount(url: settings.urls.first, loop: loop, options: settings.options, measurement: measurement) { [self] token in
-            self.token = token
-            admin?.close()
-            // Let the server settle after the sign-up before taking the baseline.
+        tokens = Array(repeating: "", count: settings.users)
+        progress.say("signing up \(settings.users) users (\(users.prefix)_*)")
+        let queue = SetupQueue(count: settings.users, concurrency: settings.setupConcurrency, step: signUp) { [self] failed in
+            if failed > 0 { return measurement.abort("sign-up: \(failed) of \(settings.users) failed") }
+            // Let the server settle after the sign-ups before taking the baseline.
             loop.schedule(after: 500) { [self] in ramp() }
         }
+        setup = queue
+        measurement.track(queue, "sign-up")
+        queue.run()
+    }
+
+    /// Signs user `user` up on a connection of its own, closed once the token is in hand.
+    private func signUp(_ user: Int, done: @escaping (Bool) -> Void) {
+        let session = HarnessSession(url: settings.urls[node: user], loop: loop, options: settings.options)
+        session.onOpen = { [self] in
+            users.signUp(users.username(user), on: session) { [self] outcome in
+                switch outcome {
+                case .success(let token): tokens[user] = token
+                case .failure(let failure): measurement.error(failure.description)
+                }
+                session.close()
+                done(!tokens[user].isEmpty)
+            }
+        }
+        session.onClose = { [self] code, reason in
+            if tokens[user].isEmpty { measurement.error("sign-up of user \(user) closed: \(code.map { "\($0.rawValue)" } ?? "never opened") \(reason)") }
+            done(!tokens[user].isEmpty)
+        }
+        session.connect()
     }
 
     /// Descriptors and ephemeral ports bound a run long before the server does: say so up front.
@@ -75,17 +110,11 @@ final class ConnectScenario: Scenario {
         }
         if let range = ProcFile.read("/proc/sys/net/ipv4/ip_local_port_range") {
             let bounds = range.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
-            if bounds.count == 2, bounds[1] - bounds[0] + 1 < settings.connections {
-                progress.say("warning: only \(bounds[1] - bounds[0] + 1) ephemeral ports toward one server address (ip_local_port_range)")
+            let sources = settings.options.sourceAddresses?.all.count ?? 1
+            if bounds.count == 2, (bounds[1] - bounds[0] + 1) * sources < settings.connections {
+                progress.say("warning: only \(bounds[1] - bounds[0] + 1) ephemeral ports per source address toward one server address (ip_local_port_range), \(sources) source address(es): add --source-address")
             }
         }
-    }
-
-    private func connectionOptions() -> ClientConnectionOptions {
-        guard !settings.raw else { return settings.options }
-        var options = settings.options.bearer(token)
-        options.subprotocols = ["huddle.v1"]
-        return options
     }
 
     private func ramp() {
@@ -96,24 +125,22 @@ final class ConnectScenario: Scenario {
         // After `begin`: the window starts now, and the first attempt is due at its start.
         rampStart = MonotonicClock.nanoseconds()
         schedule = OpenLoopSchedule(streams: 1, ratePerStream: settings.rate, start: rampStart)
-        let options = connectionOptions()
         rampTimer = loop.schedule(after: 1, repeating: 1) { [self] in
             guard var schedule else { return }
             let due = schedule.due(at: MonotonicClock.nanoseconds())
             self.schedule = schedule
-            for message in due where connections.count < settings.connections {
-                open(index: connections.count, intended: message.intended, options: options)
+            for message in due where attempted < settings.connections {
+                open(index: attempted, intended: message.intended)
             }
-            if connections.count >= settings.connections, let rampTimer {
+            if attempted >= settings.connections, let rampTimer {
                 loop.cancelTimer(rampTimer)
                 self.rampTimer = nil
             }
         }
     }
 
-    private func open(index: Int, intended: UInt64, options: ClientConnectionOptions) {
-        let connection = RawConnection(url: settings.urls[node: index], loop: loop, options: options)
-        connections.append(connection)
+    private func open(index: Int, intended: UInt64) {
+        attempted += 1
         measurement.recordSent()
         var isOpen = false
         var settled = false
@@ -132,20 +159,11 @@ final class ConnectScenario: Scenario {
             measurement.recordFailure(reason)
             attemptSettled()
         }
-        connection.onOpen = { [self] in
+        let opens = { [self] in
             isOpen = true
             measurement.connections += 1
-            if settings.raw { succeed() }
         }
-        connection.onText = { text in
-            guard !settled, let message = try? JSONParser.parse(text, maxDepth: 16), let event = try? ServerEvent(json: message) else { return }
-            switch event {
-            case .session: succeed()
-            case .authFailed(let code, _, _): failAttempt("auth_failed: \(code)")
-            default: break
-            }
-        }
-        connection.onClose = { [self] code, reason in
+        let closes = { [self] (code: WebSocketCloseCode?, reason: String) in
             if isOpen { measurement.connections -= 1 }
             if !settled {
                 failAttempt(Self.reasonKey(code: code, reason: reason))
@@ -154,7 +172,49 @@ final class ConnectScenario: Scenario {
                 measurement.recordFailure("closed while held: " + Self.reasonKey(code: code, reason: reason))
             }
         }
-        connection.connect()
+        guard !settings.raw else {
+            let connection = RawConnection(url: settings.urls[node: index], loop: loop, options: settings.options)
+            rawConnections.append(connection)
+            connection.onOpen = {
+                opens()
+                succeed()
+            }
+            connection.onClose = closes
+            return connection.connect()
+        }
+        let user = index % settings.users
+        let session = HarnessSession(url: settings.urls[node: index], loop: loop, options: settings.options.bearer(tokens[user]))
+        sessions.append(session)
+        session.onOpen = opens
+        session.onEvent = { [self] event in
+            guard !settled else { return }
+            switch event {
+            case .session:
+                guard settings.subscribeRooms > 0 else { return succeed() }
+                subscribe(session, to: ["inbox:\(users.username(user))", room(index % settings.subscribeRooms)], then: succeed, else: failAttempt)
+            case .authFailed(let code, _, _):
+                failAttempt("auth_failed: \(code)")
+            default:
+                break
+            }
+        }
+        session.onClose = closes
+        session.connect()
+    }
+
+    /// Room `index` of this run.
+    private func room(_ index: Int) -> String { "room:\(users.prefix)-\(index)" }
+
+    /// Subscribes `session` to each of `channels` from `next` on, one after the other: `then`
+    /// after the last reply, `fail` with the first refusal.
+    private func subscribe(
+        _ session: HarnessSession, to channels: [String], from next: Int = 0, then: @escaping () -> Void, else fail: @escaping (String) -> Void
+    ) {
+        guard next < channels.count else { return then() }
+        session.expectOK(.subscribe(channel: channels[next], since: nil)) { [self] refusal in
+            if let refusal { return fail(refusal) }
+            subscribe(session, to: channels, from: next + 1, then: then, else: fail)
+        }
     }
 
     /// Close reasons carry addresses and timings; keep the words so equal failures count together.
@@ -190,10 +250,16 @@ final class ConnectScenario: Scenario {
             scenario: "connect",
             parameters: [
                 "url": settings.urls.description, "connections": "\(settings.connections)", "rate": "\(settings.rate)",
-                "hold_s": "\(settings.holdSeconds)", "raw": "\(settings.raw)",
+                "hold_s": "\(settings.holdSeconds)", "raw": "\(settings.raw)", "users": "\(settings.users)",
+                "subscribe_rooms": "\(settings.subscribeRooms)",
+                "source_addresses": "\(settings.options.sourceAddresses?.all.count ?? 0)",
             ],
-            latencyMeaning: settings.raw ? "connect → WebSocket open" : "connect → session event (TCP, upgrade, token check)",
-            sent: connections.count, acknowledged: opened, stream: .init(delivered: opened), figures: figures,
+            latencyMeaning: settings.raw
+                ? "connect → WebSocket open"
+                : settings.subscribeRooms > 0
+                ? "connect → inbox and room subscribed (TCP, upgrade, token check, 2 subscribes)"
+                : "connect → session event (TCP, upgrade, token check)",
+            sent: attempted, acknowledged: opened, stream: .init(delivered: opened), figures: figures,
             sentLabel: "attempted", deliveredLabel: "opened")
         if opened < settings.connections {
             result?.errors.append("\(settings.connections - opened) of \(settings.connections) connections did not open (see failures)")
@@ -201,7 +267,8 @@ final class ConnectScenario: Scenario {
         if lostWhileHeld > 0 {
             result?.errors.append("\(lostWhileHeld) connections were closed while held (see failures)")
         }
-        for connection in connections { connection.close() }
+        for connection in rawConnections { connection.close() }
+        for session in sessions { session.close() }
         loop.schedule(after: 1_000) { [loop] in loop.stop() }
     }
 }

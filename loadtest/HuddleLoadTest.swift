@@ -33,6 +33,10 @@ struct CommonOptions: ParsableArguments {
     @Option(help: "CA file to trust for wss://.") var ca: String?
     @Flag(help: "Do not verify the server's certificate (self-signed test servers).") var insecure = false
     @Flag(help: "Do not offer permessage-deflate.") var noCompression = false
+    @Option(help: ArgumentHelp(
+        "Local address to connect from (repeatable): connections take them in turn.",
+        discussion: "Toward one server address each source address has its own ephemeral ports (ip_local_port_range: about 28,000 by default); past that many connections, give several loopback addresses (127.0.0.2, 127.0.0.3, …)."))
+    var sourceAddress: [String] = []
 
     /// The Huddle protocol endpoints: `/v1` unless a URL names a path.
     func endpoint(_ urls: [String]? = nil) throws -> ServerURLs {
@@ -53,6 +57,8 @@ struct CommonOptions: ParsableArguments {
         options.tls.caFile = ca
         options.tls.insecure = insecure
         if noCompression { options.compression = nil }
+        // Checked by `validate`.
+        if !sourceAddress.isEmpty { options.sourceAddresses = try? SourceAddresses(sourceAddress) }
         return options
     }
 
@@ -64,6 +70,13 @@ struct CommonOptions: ParsableArguments {
         guard warmup >= 0, duration > 0, drain >= 0 else { throw ValidationError("--warmup and --drain must be ≥ 0 and --duration > 0") }
         guard !url.isEmpty else { throw ValidationError("--url: at least one") }
         for text in url { _ = try ClientURL(text) }
+        if !sourceAddress.isEmpty {
+            do {
+                _ = try SourceAddresses(sourceAddress)
+            } catch {
+                throw ValidationError("--source-address: \(error)")
+            }
+        }
     }
 
     /// Prints the summary, writes the JSON and the report, and ends with the verdict line;

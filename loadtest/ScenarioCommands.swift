@@ -16,15 +16,24 @@ struct ConnectCommand: ParsableCommand {
     @Option(help: "New connections per second (open loop).") var rate: Double = 1_000
     @Option(help: "Seconds to hold them all open after the ramp.") var hold: Double = 5
     @Flag(help: "Any WebSocket server: no sign-up and no token; a connection counts once the upgrade succeeds.") var raw = false
+    @Option(help: "Users the connections belong to, signed up first (connection i is user i mod N).") var users = 1
+    @Option(help: ArgumentHelp(
+        "Rooms: each connection subscribes to its user's inbox and to room i mod N (0: no subscriptions).",
+        discussion: "A connection then counts once both subscribe replies are in."))
+    var subscribeRooms = 0
 
     func validate() throws {
         guard connections > 0, rate > 0, hold >= 0 else { throw ValidationError("--connections and --rate must be > 0, --hold ≥ 0") }
+        guard users > 0, subscribeRooms >= 0 else { throw ValidationError("--users must be > 0, --subscribe-rooms ≥ 0") }
+        guard !raw || (users == 1 && subscribeRooms == 0) else { throw ValidationError("--users and --subscribe-rooms are for /v1, not --raw") }
     }
 
     func run() throws {
         let settings = ConnectScenario.Settings(
             urls: raw ? try common.rawEndpoint(defaultPath: "/") : try common.endpoint(), options: common.connectionOptions,
-            connections: connections, rate: rate, holdSeconds: hold, raw: raw, serverPID: common.serverPid)
+            connections: connections, rate: rate, holdSeconds: hold, raw: raw, users: users, subscribeRooms: subscribeRooms,
+            // The server hashes at most 4 sign-up passwords per client address at once, 64 in all.
+            setupConcurrency: min(64, 4 * max(1, common.sourceAddress.count)), serverPID: common.serverPid)
         try common.report(runScenario { ConnectScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }

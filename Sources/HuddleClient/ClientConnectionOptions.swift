@@ -23,6 +23,9 @@ public struct ClientConnectionOptions: Sendable {
     public var connectTimeoutMilliseconds: Int64 = 10_000
     /// Time the server has to answer our close frame and close the TCP connection.
     public var closeTimeoutMilliseconds: Int64 = 3_000
+    /// Local addresses to connect from, one per connection attempt in turn; nil lets the
+    /// kernel choose (see `SourceAddresses`).
+    public var sourceAddresses: SourceAddresses?
 
     public init() {}
 }

@@ -160,7 +160,7 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
         do {
             // Even a connect that completed at once is handled when the loop reports the
             // socket writable, next turn: connect() itself never calls the delegate.
-            fd = try Socket.connectToFirst(of: &candidates)
+            fd = try Socket.connectToFirst(of: &candidates, from: options.sourceAddresses?.next())
         } catch {
             lastConnectError = "\(error)"
             return failLater("cannot connect to \(url.host):\(url.port): \(lastConnectError)")

@@ -85,6 +85,17 @@ public enum Socket {
         return (fd, describe(storage))
     }
 
+    /// The peer's address of connected socket `fd` (as `accept` gives it), or nil once the
+    /// peer is gone (ENOTCONN) or `fd` is no socket.
+    public static func peerAddress(_ fd: Int32) -> String? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+        }
+        return status == 0 ? describe(storage) : nil
+    }
+
     private static func describe(_ storage: sockaddr_storage) -> String {
         var storage = storage
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)

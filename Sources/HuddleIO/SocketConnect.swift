@@ -43,12 +43,24 @@ extension Socket {
     /// `completed` is true when the kernel finished at once (it can, on loopback); otherwise the
     /// connect is in progress: watch the fd for writability, then ask `connectionError`.
     /// Throws when the attempt fails at once (ECONNREFUSED, ENETUNREACH…); the fd is closed then.
-    public static func connect(to address: SocketAddress) throws -> (fd: Int32, completed: Bool) {
+    ///
+    /// `source`, when given, is the local address bound before connecting (its port is picked
+    /// at connect time, per destination): a load generator spreads its connections over
+    /// several loopback addresses, each with its own ephemeral ports toward one server address.
+    public static func connect(to address: SocketAddress, from source: SocketAddress? = nil) throws -> (fd: Int32, completed: Bool) {
         let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemError("socket") }
         // We coalesce writes per loop turn ourselves; Nagle would only delay small frames.
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        if let source {
+            do {
+                try bind(fd, to: source)
+            } catch {
+                Glibc.close(fd)
+                throw error
+            }
+        }
         var storage = address.storage
         let status = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, address.length) }
@@ -72,16 +84,32 @@ extension Socket {
     /// removing every address tried: what is left is for the next try if this connect fails
     /// later (ECONNREFUSED once the fd turns writable). Throws the last address's error when
     /// none accepted. The connect may still be in progress: see `connect(to:)`.
-    public static func connectToFirst(of candidates: inout [SocketAddress]) throws -> Int32 {
+    /// With a `source`, candidates of the other address family are skipped.
+    public static func connectToFirst(of candidates: inout [SocketAddress], from source: SocketAddress? = nil) throws -> Int32 {
         var lastError: any Error = SystemError("connect", errno: EHOSTUNREACH)
         while !candidates.isEmpty {
+            let candidate = candidates.removeFirst()
+            if let source, source.family != candidate.family { continue }
             do {
-                return try connect(to: candidates.removeFirst()).fd
+                return try connect(to: candidate, from: source).fd
             } catch {
                 lastError = error
             }
         }
         throw lastError
+    }
+
+    /// Binds `fd` to `source` before its connect. IP_BIND_ADDRESS_NO_PORT defers the port to
+    /// the connect, which picks one free for that destination: bind alone would reserve a port
+    /// for every destination and run out after one range of them.
+    private static func bind(_ fd: Int32, to source: SocketAddress) throws {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_IP), IP_BIND_ADDRESS_NO_PORT, &one, socklen_t(MemoryLayout<Int32>.size))
+        var storage = source.storage
+        let status = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, source.length) }
+        }
+        guard status == 0 else { throw SystemError("bind(\(source))") }
     }
 
     /// The outcome of a non-blocking connect once the fd turned writable (or reported an error):

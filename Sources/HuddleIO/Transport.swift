@@ -14,23 +14,26 @@ import Glibc
 /// overlaps another: none is passed inout to a call that could reach the transport
 /// (`appendToQueue` moves the queue out first), and one thread touches them.
 public final class Transport {
+    // Stored in this order so the object stays 72 bytes (an 80-byte heap block): the 4- and
+    // 1-byte fields share words (Swift lays out a class's fields in declaration order). Every
+    // idle connection holds one.
     public let fd: Int32
-    public let loop: EventLoop
-    private let tls: TLSStream?
+    /// The epoll mask registered for `fd`.
+    @exclusivity(unchecked) public private(set) var interest: UInt32
+    /// Queue capacity kept after a flush; more is released so idle connections stay small.
+    private let retainedQueueCapacity: Int32
     /// Whether the owner wants the socket read (a held publisher, a request being sent: no).
     /// Takes effect at the next `updateInterest()`.
     @exclusivity(unchecked) public var wantsInput = true
-    /// The epoll mask registered for `fd`.
-    @exclusivity(unchecked) public private(set) var interest: UInt32
+    /// `handshake()` was called and has not finished: the handshake alone decides the mask.
+    @exclusivity(unchecked) private var handshaking = false
+    @exclusivity(unchecked) public private(set) var isClosed = false
+    public let loop: EventLoop
+    private let tls: TLSStream?
     /// Bytes written to the socket so far (a position in the outbound stream).
     @exclusivity(unchecked) public private(set) var writtenBytes = 0
     @exclusivity(unchecked) private var queue: [UInt8] = []
     @exclusivity(unchecked) private var queueOffset = 0
-    /// Queue capacity kept after a flush; more is released so idle connections stay small.
-    private let retainedQueueCapacity: Int
-    /// `handshake()` was called and has not finished: the handshake alone decides the mask.
-    @exclusivity(unchecked) private var handshaking = false
-    @exclusivity(unchecked) public private(set) var isClosed = false
 
     /// - Parameters:
     ///   - registeredEvents: the mask `fd` is registered with in `loop` (the owner registers it).
@@ -39,7 +42,7 @@ public final class Transport {
         self.tls = tls
         self.loop = loop
         self.interest = registeredEvents
-        self.retainedQueueCapacity = retainedQueueCapacity
+        self.retainedQueueCapacity = Int32(clamping: retainedQueueCapacity)
     }
 
     public var isTLS: Bool { tls != nil }
@@ -69,6 +72,14 @@ public final class Transport {
         let from = max(cut(queue, queueOffset), queueOffset)
         guard from < queue.count else { return }
         queue.removeSubrange(from...)
+    }
+
+    /// Frees the empty queue's storage (an idle connection keeps no buffer); the next message
+    /// allocates again. Nothing happens while bytes are queued.
+    public func releaseQueueStorage() {
+        guard queueOffset == queue.count, queue.capacity > 0 else { return }
+        queue = []
+        queueOffset = 0
     }
 
     /// Forgets everything queued (the connection is over).
@@ -213,7 +224,7 @@ public final class Transport {
                 return (.failed(reason), wrote)
             }
         }
-        if queue.capacity > retainedQueueCapacity {
+        if queue.capacity > Int(retainedQueueCapacity) {
             queue = []
         } else {
             queue.removeAll(keepingCapacity: true)

@@ -10,29 +10,17 @@ import Logging
 /// This file is the life cycle: the phase (which carries each phase's state), input control,
 /// deadlines, the close handshake's steps and teardown.
 final class Connection: EventHandler, Flushable {
-    let peer: String
+    // Stored in this order so the object stays at most 104 bytes (a 112-byte heap block): the
+    // phase and the flags share a word. Every connection holds one.
     unowned let context: LoopContext
     let transport: Transport
     /// Setting it keeps the transport's read interest current (closing reads again, see `readsInput`).
     var phase: Phase {
         didSet { transport.wantsInput = readsInput }
     }
-    /// Index in the loop's connection list and in the endpoint's list (swap-remove bookkeeping).
-    var slot = -1
-    var endpointSlot = -1
-    /// Whatever per-connection state the endpoint keeps (nil for the raw bench endpoints).
-    var endpointState: AnyObject?
     /// Set and cleared by the loop's `PendingFlushes` once per message queued and per flush,
     /// by plain loads and stores on the loop's thread: no run-time exclusivity check (see `Transport`).
     @exclusivity(unchecked) var isDirty = false
-
-    /// Deadline of the current phase (handshake, body, closing, draining), on the loop's clock.
-    var deadline: Int64
-    private(set) var lastReceived: Int64
-    /// When a write last made progress: a reader whose socket takes nothing holds no publisher.
-    private(set) var lastWriteProgress: Int64
-    /// The queue size last added to the loop's queued-bytes gauge.
-    private var reportedQueuedBytes = 0
     /// A `/broadcast` publisher whose socket is not read while a subscriber is behind.
     private var readingHeld = false {
         didSet { transport.wantsInput = readsInput }
@@ -42,13 +30,25 @@ final class Connection: EventHandler, Flushable {
     private var readingStopped = false {
         didSet { transport.wantsInput = readsInput }
     }
+    /// Index in the loop's connection list and in the endpoint's list (swap-remove bookkeeping).
+    var slot = -1
+    var endpointSlot = -1
+    /// Whatever per-connection state the endpoint keeps (nil for the raw bench endpoints).
+    var endpointState: AnyObject?
+
+    /// Deadline of the current phase (handshake, body, closing, draining), on the loop's clock.
+    var deadline: Int64
+    private(set) var lastReceived: Int64
+    /// When a write last made progress: a reader whose socket takes nothing holds no publisher.
+    private(set) var lastWriteProgress: Int64
+    /// The queue size last added to the loop's queued-bytes gauge.
+    private var reportedQueuedBytes = 0
 
     static let closingTimeout: Int64 = 2_000
     /// Write-queue capacity kept after a flush; more is released so idle connections stay small.
     private static let retainedOutboundCapacity = 16 * 1024
 
-    init(fd: Int32, peer: String, tls: TLSStream?, context: LoopContext) {
-        self.peer = peer
+    init(fd: Int32, tls: TLSStream?, context: LoopContext) {
         self.context = context
         transport = Transport(
             fd: fd, tls: tls, loop: context.loop, registeredEvents: EventLoop.readable,
@@ -61,6 +61,10 @@ final class Connection: EventHandler, Flushable {
     }
 
     var fd: Int32 { transport.fd }
+    /// The client's address, for log lines: asked of the socket, not stored (16 bytes every
+    /// idle connection would hold for the rare line). What a sign-in throttles by is kept by
+    /// the endpoint, from the moment the WebSocket opened.
+    var peer: String { Socket.peerAddress(transport.fd) ?? "gone" }
     var queuedOutputBytes: Int { transport.queuedByteCount }
     /// Also while closing, until the endpoint has been told the connection is gone (it counts
     /// its readers behind).
@@ -232,7 +236,12 @@ final class Connection: EventHandler, Flushable {
             wroteSome(progressed: wrote > 0)
         case .drained:
             wroteSome(progressed: wrote > 0)
-            session?.framesStart = 0
+            if let session, session.framesStart > 0 {
+                session.framesStart = 0
+                // The 101 response left and nothing is queued: a connection that has not been
+                // sent anything yet keeps no buffer (most of an idle connection's memory).
+                transport.releaseQueueStorage()
+            }
             if case .closing(let closing) = phase, closing.shutdownAfterFlush { shutDownOurSide() }
         }
     }

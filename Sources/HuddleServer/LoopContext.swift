@@ -97,7 +97,7 @@ final class LoopContext {
                 return
             }
         }
-        let connection = Connection(fd: fd, peer: peer, tls: stream, context: self)
+        let connection = Connection(fd: fd, tls: stream, context: self)
         do {
             try loop.register(fd, events: EventLoop.readable, handler: connection)
         } catch {

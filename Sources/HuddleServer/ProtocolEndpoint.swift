@@ -39,11 +39,15 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         var waiting: [Waiting] = []
         /// The bytes of `waiting`, requests decompressed as they are held.
         var waitingBytes = 0
+        /// The client's address when the WebSocket opened: what sign-ups and logins are
+        /// throttled by (the connection itself does not store it).
+        let address: String
 
-        init(serial: UInt64, bucket: TokenBucket, takesSharedDeflate: Bool) {
+        init(serial: UInt64, bucket: TokenBucket, takesSharedDeflate: Bool, address: String) {
             self.serial = serial
             self.bucket = bucket
             self.takesSharedDeflate = takesSharedDeflate
+            self.address = address
         }
     }
 
@@ -99,11 +103,11 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         let session = Session(
             serial: serial,
             bucket: TokenBucket(rate: configuration.requestsPerSecond, burst: configuration.requestBurst, now: connection.context.loop.now),
-            takesSharedDeflate: connection.acceptsSharedDeflatedFrames)
+            takesSharedDeflate: connection.acceptsSharedDeflatedFrames, address: connection.peer)
         connection.endpointState = session
         if session.takesSharedDeflate { runner.deflateConnections.add(1, ordering: .relaxed) }
         let ref = ConnectionRef(loop: loopIndex, serial: serial)
-        runner.submit(CoreRequest(connection: ref, .connectionOpened(address: connection.peer)), op: nil)
+        runner.submit(CoreRequest(connection: ref, .connectionOpened(address: session.address)), op: nil)
         if let token = Self.token(in: request) {
             session.pendingSignIn = 0
             runner.submit(CoreRequest(connection: ref, .authenticate(tokenHash: SessionToken.hash(token))), op: "auth")
@@ -276,11 +280,11 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
             return
         case .signup(let username, let email, let password, let device):
             session.pendingSignIn = session.replies.forward(id)
-            let body = CoreRequestBody.beginSignUp(username: username, email: email, password: password, address: connection.peer)
+            let body = CoreRequestBody.beginSignUp(username: username, email: email, password: password, address: session.address)
             runner.submit(CoreRequest(connection: ref, requestID: id, body), op: op, device: device)
         case .login(let login, let password, let device):
             session.pendingSignIn = session.replies.forward(id)
-            let body = CoreRequestBody.beginLogin(login: login, address: connection.peer, password: password)
+            let body = CoreRequestBody.beginLogin(login: login, address: session.address, password: password)
             runner.submit(CoreRequest(connection: ref, requestID: id, body), op: op, device: device)
         case .auth(let token):
             _ = session.replies.forward(id)

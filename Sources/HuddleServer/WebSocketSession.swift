@@ -7,6 +7,8 @@ import Logging
 /// transport, and the reader's backpressure (`WebSocketSession+Backpressure.swift`). Lives in
 /// the connection's `.open` phase and, while the close handshake runs, in `.closing`.
 final class WebSocketSession {
+    // Stored in this order so the object stays at most 184 bytes (a 192-byte heap block): the
+    // small fields share the word after the drain mark's tag byte. Every open connection holds one.
     /// Each read of an unowned reference is a checked strong retain: the per-message paths
     /// read it once into a local.
     unowned let connection: Connection
@@ -14,20 +16,23 @@ final class WebSocketSession {
     private(set) var endpoint: (any WebSocketEndpoint)?
     /// Nil once the connection failed: nothing more is parsed.
     private var reader: WebSocketMessageReader?
-    private let deflate: PerMessageDeflateParameters?
-    /// Only when the client refused server_no_context_takeover: its own compression context.
-    private let privateDeflater: PerMessageDeflater?
-    /// Where frames begin in the transport's queue (after a 101 response still queued).
-    var framesStart = 0
-    var lastPingSent: Int64 = 0
+    /// The queue's end (in `Transport.writtenBytes` terms) when the sweep found bytes waiting,
+    /// and when: those bytes must be written by `since` + the slow-reader timeout.
+    var drainMark: (end: Int, since: Int64)?
     /// Over the backpressure threshold and still draining: publishers to it wait (`BackpressureRule`).
     var isBehind = false
     /// Its socket took nothing for the stall time: not behind (holds nobody) until a write
     /// makes progress again.
     var isStalled = false
-    /// The queue's end (in `Transport.writtenBytes` terms) when the sweep found bytes waiting,
-    /// and when: those bytes must be written by `since` + the slow-reader timeout.
-    var drainMark: (end: Int, since: Int64)?
+    /// The window of our compressed messages (8–15); 0 when permessage-deflate was not agreed
+    /// (not an optional: its tag byte would cost the object a larger heap block).
+    private let serverMaxWindowBits: UInt8
+    /// Where frames begin in the transport's queue (after a 101 response still queued): a few
+    /// hundred bytes at most, so 32 bits.
+    private var framesStartOffset: Int32 = 0
+    /// Only when the client refused server_no_context_takeover: its own compression context.
+    private let privateDeflater: PerMessageDeflater?
+    var lastPingSent: Int64 = 0
 
     /// Accepts the upgrade `request` for `endpoint`: negotiates permessage-deflate and queues
     /// the 101 response.
@@ -39,7 +44,7 @@ final class WebSocketSession {
         var inflater: PerMessageInflater?
         var privateDeflater: PerMessageDeflater?
         if let (parameters, header) = PerMessageDeflateNegotiation.negotiate(offers: request.extensionOffers, options: context.deflateOptions) {
-            deflate = parameters
+            serverMaxWindowBits = UInt8(parameters.serverMaxWindowBits)
             extensionHeader = header
             inflater = parameters.clientNoContextTakeover
                 ? context.sharedInflater
@@ -48,7 +53,7 @@ final class WebSocketSession {
                 privateDeflater = PerMessageDeflater(windowBits: parameters.serverMaxWindowBits, noContextTakeover: false)
             }
         } else {
-            deflate = nil
+            serverMaxWindowBits = 0
         }
         self.privateDeflater = privateDeflater
         reader = WebSocketMessageReader(role: .server, maxMessageSize: endpoint.maxMessageSize, inflater: inflater)
@@ -57,10 +62,15 @@ final class WebSocketSession {
         framesStart = transport.queuedByteCount
     }
 
-    /// Whether this connection can be sent the shared compressed form of a fan-out frame.
-    var acceptsSharedDeflatedFrames: Bool {
-        guard let deflate else { return false }
-        return deflate.serverNoContextTakeover && deflate.serverMaxWindowBits == 15
+    /// Whether this connection can be sent the shared compressed form of a fan-out frame:
+    /// server_no_context_takeover (no private deflater) with the full window. Derived, not
+    /// stored: a byte more and the object would take a larger heap block.
+    var acceptsSharedDeflatedFrames: Bool { serverMaxWindowBits == 15 && privateDeflater == nil }
+
+    /// Where frames begin in the transport's queue (after a 101 response still queued).
+    var framesStart: Int {
+        get { Int(framesStartOffset) }
+        set { framesStartOffset = Int32(newValue) }
     }
 
     // MARK: Frames in
@@ -112,8 +122,8 @@ final class WebSocketSession {
         let connection = self.connection
         let context = connection.context
         guard admitOutput(connection, context) else { return }
-        if let deflate, payload.count >= PerMessageDeflater.minimumCompressibleSize {
-            let deflater = privateDeflater ?? context.sharedDeflater(windowBits: deflate.serverMaxWindowBits)
+        if serverMaxWindowBits > 0, payload.count >= PerMessageDeflater.minimumCompressibleSize {
+            let deflater = privateDeflater ?? context.sharedDeflater(windowBits: Int(serverMaxWindowBits))
             let compressed = payload.withUnsafeBytes { deflater.compress($0) }
             connection.transport.appendToQueue { WebSocketFrameWriter.append(opcode: opcode, payload: compressed, rsv1: true, to: &$0) }
         } else {
@@ -175,6 +185,13 @@ final class WebSocketSession {
         {
             lastPingSent = now
             enqueueFrame(.ping, [])
+        } else if now - connection.lastWriteProgress >= Self.quietTimeBeforeBufferRelease {
+            // A connection sent nothing for a while keeps no write buffer (idle memory); the
+            // next message allocates one again.
+            connection.transport.releaseQueueStorage()
         }
     }
+
+    /// How long a connection's emptied write buffer is kept for the next message.
+    static let quietTimeBeforeBufferRelease: Int64 = 1_000
 }

@@ -8,25 +8,26 @@
 /// costs one allocation: the array the event hands over. Only a partial header (kept inline, no
 /// allocation) or a partial message stays between calls, and an idle reader holds no heap memory.
 public struct WebSocketMessageReader {
+    // Stored in this order, the words first and the bytes together, so a server's idle
+    // connection (which holds one) carries no padding: 103 bytes.
     /// Set once the handshake negotiated permessage-deflate; until then RSV1 is a protocol error.
     public var inflater: (any WebSocketMessageInflater)?
     /// The largest message accepted, in bytes as received (compressed bytes when compressed) and,
     /// for compressed messages, also after inflating.
     public var maxMessageSize: Int
-
-    private let role: WebSocketRole
+    private var message: [UInt8] = []
+    private var controlPayload: [UInt8] = []
+    /// Follows an uncompressed text message across reads and fragments so bad UTF-8 fails at once.
+    private var textValidator = UTF8Validator()
+    private var failure: (any Error)?
     private var partialHeader = PartialFrameHeader()
-    /// The frame whose payload is being read; nil between frames.
-    private var frame: FrameInProgress?
+    private let role: WebSocketRole
     /// The data message being assembled: text or binary while one is in progress, else nil.
     private var messageOpcode: WebSocketOpcode?
     private var messageIsCompressed = false
-    private var message: [UInt8] = []
-    /// Follows an uncompressed text message across reads and fragments so bad UTF-8 fails at once.
-    private var textValidator = UTF8Validator()
-    private var controlPayload: [UInt8] = []
     private var closeReceived = false
-    private var failure: (any Error)?
+    /// The frame whose payload is being read; nil between frames.
+    private var frame: FrameInProgress?
 
     public init(role: WebSocketRole, maxMessageSize: Int, inflater: (any WebSocketMessageInflater)? = nil) {
         self.role = role
@@ -297,19 +298,29 @@ public struct WebSocketMessageReader {
 
 /// Where the reader is inside the payload of one frame.
 private struct FrameInProgress {
-    var opcode: WebSocketOpcode
-    var maskingKey: UInt32?
-    var isFinal: Bool
     var remaining: Int
     /// Payload bytes already read, which positions the masking key for the next piece.
     var received = 0
+    var maskingKey: UInt32?
+    var opcode: WebSocketOpcode
+    var isFinal: Bool
+
+    init(opcode: WebSocketOpcode, maskingKey: UInt32?, isFinal: Bool, remaining: Int) {
+        self.remaining = remaining
+        self.maskingKey = maskingKey
+        self.opcode = opcode
+        self.isFinal = isFinal
+    }
 }
 
 /// The first bytes of a header whose rest has not arrived yet. At most 13 bytes wait here,
 /// stored inline so a header split across reads costs no allocation.
 private struct PartialFrameHeader {
     private var storage: (UInt64, UInt64) = (0, 0)
-    private(set) var count = 0
+    /// One byte (at most 13 are ever held), so the reader's small fields pack after it.
+    private var storedCount: UInt8 = 0
+
+    var count: Int { Int(storedCount) }
 
     /// Valid once `count >= 2`.
     var secondByte: UInt8 { withBytes { $0[1] } }
@@ -322,7 +333,7 @@ private struct PartialFrameHeader {
         withUnsafeMutableBytes(of: &storage) { bytes in
             (bytes.baseAddress! + start).copyMemory(from: sourceBase, byteCount: taken)
         }
-        count = start + taken
+        storedCount = UInt8(start + taken)
         return taken
     }
 
@@ -332,6 +343,6 @@ private struct PartialFrameHeader {
     }
 
     mutating func removeAll() {
-        count = 0
+        storedCount = 0
     }
 }

@@ -141,6 +141,47 @@ import Testing
         #expect(run.result.latency.count == 60)
     }
 
+    /// `--source-address` twice: the connections bind the two loopback addresses in turn
+    /// before connecting (the kernel's table shows them established from there, none from the
+    /// default address); `--users` and `--subscribe-rooms`: each connection is one of 3
+    /// signed-up users and counts once its inbox and its room are subscribed. Interrupted
+    /// while holding, once the table has been read.
+    @Test func connectFromSourceAddressesAsSubscribedUsers() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let port = try #require(Int(server.url.split(separator: ":").last ?? ""))
+        var sources: [String: Int] = [:]
+        let run = try await harness(
+            ["connect", "--url", server.url, "--connections", "20", "--rate", "200", "--hold", "600", "--users", "3",
+             "--subscribe-rooms", "2", "--source-address", "127.0.0.2", "--source-address", "127.0.0.3"],
+            timeout: 60
+        ) { process in
+            _ = try await process.waitFor("holding for", timeout: 60)
+            sources = try establishedConnectionsBySource(toPort: port)
+            kill(process.pid, SIGINT)
+        }
+        #expect(run.status == 130, "\(run.output)")
+        #expect(run.result.interruption?.phase == "measure")
+        #expect(run.result.figures["connections_opened"] == 20, "\(run.output)")
+        #expect(run.result.figures["connections_failed"] == 0)
+        #expect(run.result.latency.count == 20)
+        #expect(run.result.latencyMeaning.contains("subscribed"))
+        #expect(run.result.parameters["users"] == "3")
+        #expect(sources["127.0.0.2", default: 0] >= 10, "\(sources)")
+        #expect(sources["127.0.0.3", default: 0] >= 10, "\(sources)")
+        #expect(sources["127.0.0.1"] == nil, "\(sources)")
+    }
+
+    /// A source address the machine does not have: every attempt fails at bind, and says so.
+    @Test func connectFromAnAddressNotOnTheMachineFails() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(["connect", "--url", server.url, "--raw", "--connections", "3", "--rate", "100", "--hold", "0", "--source-address", "192.0.2.1"])
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.result.figures["connections_failed"] == 3)
+        #expect(run.output.contains("bind(192.0.2.1"), "\(run.output)")
+    }
+
     @Test func fanout() async throws {
         let server = try await startHuddle()
         defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
