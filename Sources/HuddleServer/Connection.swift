@@ -28,9 +28,11 @@ final class Connection: EventHandler, Flushable {
 
     /// Deadline of the current phase (handshake, body, closing, draining), on the loop's clock.
     var deadline: Int64
-    private(set) var lastReceived: Int64
+    /// Stored at every read and every write: plain stores on the loop's thread, no run-time
+    /// exclusivity check (~80 instructions each, see `Transport`).
+    @exclusivity(unchecked) private(set) var lastReceived: Int64
     /// When a write last made progress: a reader whose socket takes nothing holds no publisher.
-    private(set) var lastWriteProgress: Int64
+    @exclusivity(unchecked) private(set) var lastWriteProgress: Int64
     /// The queue size last added to the loop's queued-bytes gauge.
     private var reportedQueuedBytes = 0
     /// A `/broadcast` publisher whose socket is not read while a subscriber is behind.
@@ -136,9 +138,9 @@ final class Connection: EventHandler, Flushable {
         case .httpBody(.photo(let transfer)):
             if !bytes.isEmpty { transfer.receive(bytes) }
         case .open(let session):
-            session.read(bytes)
+            session.read(bytes, from: self)
         case .closing(let closing):
-            closing.session?.read(bytes)  // after an HTTP response, input is ignored
+            closing.session?.read(bytes, from: self)  // after an HTTP response, input is ignored
         case .tlsHandshake, .draining, .closed:
             break
         }
@@ -148,12 +150,12 @@ final class Connection: EventHandler, Flushable {
 
     /// Queues a data message (nothing once the WebSocket is closing).
     func send(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
-        if case .open(let session) = phase { session.send(opcode, payload) }
+        if case .open(let session) = phase { session.send(opcode, payload, on: self) }
     }
 
     /// Queues a frame encoded once for many recipients.
     func sendShared(_ frame: SharedFrame) {
-        if case .open(let session) = phase { session.sendShared(frame) }
+        if case .open(let session) = phase { session.sendShared(frame, on: self) }
     }
 
     // MARK: Input control
@@ -239,7 +241,7 @@ final class Connection: EventHandler, Flushable {
 
     /// After a flush: the session's backpressure and the loop's queued-bytes gauge follow the queue.
     private func wroteSome(progressed: Bool) {
-        session?.wroteSome(progressed: progressed)
+        session?.wroteSome(progressed: progressed, on: self)
         reportQueuedBytes()
     }
 
