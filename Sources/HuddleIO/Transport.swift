@@ -26,20 +26,31 @@ public final class Transport {
     @exclusivity(unchecked) public private(set) var writtenBytes = 0
     @exclusivity(unchecked) private var queue: [UInt8] = []
     @exclusivity(unchecked) private var queueOffset = 0
-    /// Queue capacity kept after a flush; more is released so idle connections stay small.
+    /// Queue capacity an idle transport keeps; more is released so idle connections stay small.
     private let retainedQueueCapacity: Int
+    /// Whether more than `retainedQueueCapacity` is released as soon as the queue drains, or
+    /// only by `releaseSpareCapacity()` (the owner's periodic sweep).
+    private let releasesCapacityWhenDrained: Bool
     /// `handshake()` was called and has not finished: the handshake alone decides the mask.
     @exclusivity(unchecked) private var handshaking = false
     @exclusivity(unchecked) public private(set) var isClosed = false
 
     /// - Parameters:
     ///   - registeredEvents: the mask `fd` is registered with in `loop` (the owner registers it).
-    public init(fd: Int32, tls: TLSStream?, loop: EventLoop, registeredEvents: UInt32, retainedQueueCapacity: Int = 0) {
+    ///   - releasesCapacityWhenDrained: false for an owner that calls `releaseSpareCapacity()`
+    ///     periodically: a queue that fills and drains turn after turn (a subscriber of a busy
+    ///     room) then keeps its buffer between turns instead of freeing it and growing it again,
+    ///     a copy of everything queued at each doubling.
+    public init(
+        fd: Int32, tls: TLSStream?, loop: EventLoop, registeredEvents: UInt32, retainedQueueCapacity: Int = 0,
+        releasesCapacityWhenDrained: Bool = true
+    ) {
         self.fd = fd
         self.tls = tls
         self.loop = loop
         self.interest = registeredEvents
         self.retainedQueueCapacity = retainedQueueCapacity
+        self.releasesCapacityWhenDrained = releasesCapacityWhenDrained
     }
 
     public var isTLS: Bool { tls != nil }
@@ -69,6 +80,14 @@ public final class Transport {
         let from = max(cut(queue, queueOffset), queueOffset)
         guard from < queue.count else { return }
         queue.removeSubrange(from...)
+    }
+
+    /// Frees the queue's buffer if nothing is queued and it is over the retained capacity: an
+    /// idle transport is small again.
+    public func releaseSpareCapacity() {
+        guard queueOffset == queue.count, queue.capacity > retainedQueueCapacity else { return }
+        queue = []
+        queueOffset = 0
     }
 
     /// Forgets everything queued (the connection is over).
@@ -213,7 +232,7 @@ public final class Transport {
                 return (.failed(reason), wrote)
             }
         }
-        if queue.capacity > retainedQueueCapacity {
+        if releasesCapacityWhenDrained && queue.capacity > retainedQueueCapacity {
             queue = []
         } else {
             queue.removeAll(keepingCapacity: true)

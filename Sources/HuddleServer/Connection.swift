@@ -46,7 +46,8 @@ final class Connection: EventHandler, Flushable {
     }
 
     static let closingTimeout: Int64 = 2_000
-    /// Write-queue capacity kept after a flush; more is released so idle connections stay small.
+    /// Write-queue capacity an idle connection keeps; more is released by the loop's sweep (not
+    /// at each flush: a busy subscriber would regrow it every turn), so idle connections stay small.
     private static let retainedOutboundCapacity = 16 * 1024
 
     init(fd: Int32, peer: String, tls: TLSStream?, context: LoopContext) {
@@ -54,7 +55,7 @@ final class Connection: EventHandler, Flushable {
         self.context = context
         transport = Transport(
             fd: fd, tls: tls, loop: context.loop, registeredEvents: EventLoop.readable,
-            retainedQueueCapacity: Self.retainedOutboundCapacity)
+            retainedQueueCapacity: Self.retainedOutboundCapacity, releasesCapacityWhenDrained: false)
         let now = context.loop.now
         lastReceived = now
         lastWriteProgress = now
