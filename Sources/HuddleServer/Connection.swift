@@ -11,7 +11,10 @@ import Logging
 /// deadlines, the close handshake's steps and teardown.
 final class Connection: EventHandler, Flushable {
     let peer: String
-    unowned let context: LoopContext
+    /// Strong, though the context lists its connections: a connection leaves that list when
+    /// it closes, which breaks the cycle, and the context lives as long as its loop anyway.
+    /// (Unowned, each of the ~5 reads a message was a checked retain and a release.)
+    let context: LoopContext
     let transport: Transport
     /// Setting it keeps the transport's read interest current (closing reads again, see `readsInput`).
     var phase: Phase {
