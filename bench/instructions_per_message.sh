@@ -2,34 +2,44 @@
 # Server instructions per message under callgrind: a figure that a busy machine does not
 # disturb (wall-clock and CPU-second figures need a quiet one), to compare two builds.
 #
-#   bench/instructions_per_message.sh BIN echo|broadcast|fanout [SECONDS] [TOP]     defaults: 10 s, top 25
+#   bench/instructions_per_message.sh BIN echo|broadcast|fanout|fanout-max [SECONDS] [TOP]     defaults: 10 s, top 25
 #
 # echo: wsload, 100 connections round-tripping 32-byte messages on /echo (one in flight each);
 # per message = instructions / messages echoed. broadcast: wsload, 1 publisher at 20 msg/s to
 # 200 subscribers on /broadcast; per message = instructions / deliveries. fanout: huddle-loadtest fanout, 1 publisher at
-# 20 msg/s to 100 subscribers on /v1; per message = instructions / deliveries. The counters are
+# 20 msg/s to 100 subscribers on /v1; per message = instructions / deliveries. fanout-max: the peers'
+# max-rate /v1 row (../shared/tools/peers/README.md): wsload_plus, 1000 subscribers of one room
+# sharing one user (-U 1), one publisher in a closed loop, 256 publishes in flight, 16 per write,
+# compression off, --fsync no; per message = instructions / deliveries. The counters are
 # zeroed once the load is connected (sign-ups and handshakes are not counted) and dumped at its
 # end. Counts user-space instructions of every server thread, not the kernel's: system calls
 # cost the same to both builds but are not in the figure.
 #
 # Needs valgrind (callgrind_control, callgrind_annotate), cc (builds ../shared/tools/wsload.c
-# into .build/wsload if missing) and, for fanout, this checkout's release huddle-loadtest.
+# into .build/wsload and ../shared/tools/peers/wsload_plus.c into .build/peers/wsload_plus if
+# missing) and, for fanout, this checkout's release huddle-loadtest.
+# KEEP=FILE keeps the callgrind dump there (for `callgrind_annotate --tree=caller`, which names
+# who calls the allocator or the exclusivity checks).
 # Valgrind 3.19 cannot read the DWARF 5 that swiftc emits, so a copy of BIN without debug
 # info is profiled (function names come from the symbol table).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$1 MODE=$2 SECS=${3:-10} TOP=${4:-25}
 WSLOAD=.build/wsload
+WSLOAD_PLUS=.build/peers/wsload_plus
 LOADTEST=.build/release/huddle-loadtest
 [ -x "$WSLOAD" ] || cc -O2 -o "$WSLOAD" ../shared/tools/wsload.c -lm
+[ -x "$WSLOAD_PLUS" ] || { mkdir -p .build/peers && cc -O2 -o "$WSLOAD_PLUS" ../shared/tools/peers/wsload_plus.c -lm; }
 WORK=$(mktemp -d)
 SERVER= WATCH=
 trap '[ -n "$WATCH" ] && kill "$WATCH" 2>/dev/null; [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"' EXIT
 objcopy --strip-debug "$BIN" "$WORK/huddle"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir "$WORK/data"
+FSYNC=()
+[ "$MODE" = fanout-max ] && FSYNC=(--fsync no --no-compression)
 valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind.out" "$WORK/huddle" --port "$PORT" --data-dir "$WORK/data" \
-    --bench --log-level warning --kdf-iterations 1000 --rate-limit 100000 --user-rate-limit 100000 \
+    "${FSYNC[@]}" --bench --log-level warning --kdf-iterations 1000 --rate-limit 100000 --user-rate-limit 100000 \
     --user-publish-bytes 1073741824 >"$WORK/server.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 600); do (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
@@ -57,8 +67,17 @@ fanout)
         --server-pid "$SERVER" --json "$WORK/fanout.json" >"$WORK/load.out" 2>"$WORK/load.err"
     MESSAGES=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["stream"]["delivered"])' "$WORK/fanout.json")
     ;;
+fanout-max)
+    zero_once connected & WATCH=$!
+    # The 256 publications in flight at the window's end are drained (-D) and counted: the
+    # server's own delivery counter, read before the dump, is the figure (the driver's counts
+    # only the window's).
+    "$WSLOAD_PLUS" -p "$PORT" -k huddle -U 1 -c 1000 -P 1 -r 0 -w 256 -B 16 -z 1000 -W 0 -d "$SECS" -D 300 -x "$SERVER" \
+        >"$WORK/load.out" 2>"$WORK/load.err"
+    MESSAGES=$(curl -s "http://127.0.0.1:$PORT/metrics" | sed -n 's/^huddle_deliveries_total //p')
+    ;;
 *)
-    echo "workload: echo, broadcast or fanout" >&2
+    echo "workload: echo, broadcast, fanout or fanout-max" >&2
     exit 64
     ;;
 esac
@@ -70,6 +89,7 @@ wait "$SERVER" 2>/dev/null || true
 SERVER=
 DUMP=$(ls "$WORK"/callgrind.out.* | head -1)
 TOTAL=$(sed -n 's/^summary: //p' "$DUMP")
+[ -n "${KEEP:-}" ] && cp "$DUMP" "$KEEP"
 echo "$MODE: $MESSAGES messages, $TOTAL instructions, $((TOTAL / MESSAGES)) per message"
 # The frames live when the counters were zeroed (thread entries, the loop's run) are reported
 # with everything under them: left out.

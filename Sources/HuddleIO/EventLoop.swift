@@ -39,6 +39,9 @@ public final class EventLoop: @unchecked Sendable {
     private var timers: [Timer] = []
     private var nextTimerID = 0
     private var turnEndHooks: [() -> Void] = []
+    /// The tasks being run, swapped with the inbox's list each turn: both arrays keep their
+    /// buffers, so a turn with tasks allocates nothing.
+    private var runningTasks: [@Sendable () -> Void] = []
     private var running = false
     /// The thread inside `run()` (a `pthread_t`), 0 while no thread runs the loop.
     private let runningThread = Atomic<UInt>(0)
@@ -211,13 +214,16 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func runTasks() {
-        let (tasks, stop) = inbox.withLock { inbox -> ([@Sendable () -> Void], Bool) in
-            let tasks = inbox.tasks
-            inbox.tasks.removeAll(keepingCapacity: true)
+        var tasks: [@Sendable () -> Void] = []
+        swap(&tasks, &runningTasks)
+        let stop = inbox.withLock { inbox -> Bool in
+            swap(&tasks, &inbox.tasks)
             inbox.wakePending = false
-            return (tasks, inbox.stopRequested)
+            return inbox.stopRequested
         }
         for task in tasks { task() }
+        tasks.removeAll(keepingCapacity: tasks.count <= 4096)
+        swap(&tasks, &runningTasks)
         if stop { running = false }
     }
 
@@ -242,7 +248,8 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func waitTimeout() -> Int32 {
-        guard let due = timers.map(\.due).min() else { return -1 }
+        guard var due = timers.first?.due else { return -1 }
+        for timer in timers where timer.due < due { due = timer.due }
         return Int32(clamping: max(0, due - MonotonicClock.milliseconds()))
     }
 }

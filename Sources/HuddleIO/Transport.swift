@@ -20,7 +20,7 @@ public final class Transport {
     public let fd: Int32
     /// The epoll mask registered for `fd`.
     @exclusivity(unchecked) public private(set) var interest: UInt32
-    /// Queue capacity kept after a flush; more is released so idle connections stay small.
+    /// Queue capacity kept after a flush (or by the sweep); more is released so idle connections stay small.
     private let retainedQueueCapacity: Int32
     /// Whether the owner wants the socket read (a held publisher, a request being sent: no).
     /// Takes effect at the next `updateInterest()`.
@@ -28,6 +28,9 @@ public final class Transport {
     /// `handshake()` was called and has not finished: the handshake alone decides the mask.
     @exclusivity(unchecked) private var handshaking = false
     @exclusivity(unchecked) public private(set) var isClosed = false
+    /// Whether more than `retainedQueueCapacity` is released as soon as the queue drains, or
+    /// only by `releaseSpareCapacity()` (the owner's periodic sweep).
+    private let releasesCapacityWhenDrained: Bool
     public let loop: EventLoop
     private let tls: TLSStream?
     /// Bytes written to the socket so far (a position in the outbound stream).
@@ -37,12 +40,20 @@ public final class Transport {
 
     /// - Parameters:
     ///   - registeredEvents: the mask `fd` is registered with in `loop` (the owner registers it).
-    public init(fd: Int32, tls: TLSStream?, loop: EventLoop, registeredEvents: UInt32, retainedQueueCapacity: Int = 0) {
+    ///   - releasesCapacityWhenDrained: false for an owner that calls `releaseSpareCapacity()`
+    ///     periodically: a queue that fills and drains turn after turn (a subscriber of a busy
+    ///     room) then keeps its buffer between turns instead of freeing it and growing it again,
+    ///     a copy of everything queued at each doubling.
+    public init(
+        fd: Int32, tls: TLSStream?, loop: EventLoop, registeredEvents: UInt32, retainedQueueCapacity: Int = 0,
+        releasesCapacityWhenDrained: Bool = true
+    ) {
         self.fd = fd
         self.tls = tls
         self.loop = loop
         self.interest = registeredEvents
         self.retainedQueueCapacity = Int32(clamping: retainedQueueCapacity)
+        self.releasesCapacityWhenDrained = releasesCapacityWhenDrained
     }
 
     public var isTLS: Bool { tls != nil }
@@ -77,7 +88,17 @@ public final class Transport {
     /// Frees the empty queue's storage (an idle connection keeps no buffer); the next message
     /// allocates again. Nothing happens while bytes are queued.
     public func releaseQueueStorage() {
-        guard queueOffset == queue.count, queue.capacity > 0 else { return }
+        releaseQueueStorage(over: 0)
+    }
+
+    /// Frees the queue's buffer if nothing is queued and it is over the retained capacity: the
+    /// owner's periodic sweep, for a transport that keeps its buffer between busy turns.
+    public func releaseSpareCapacity() {
+        releaseQueueStorage(over: Int(retainedQueueCapacity))
+    }
+
+    private func releaseQueueStorage(over capacity: Int) {
+        guard queueOffset == queue.count, queue.capacity > capacity else { return }
         queue = []
         queueOffset = 0
     }
@@ -224,7 +245,7 @@ public final class Transport {
                 return (.failed(reason), wrote)
             }
         }
-        if queue.capacity > Int(retainedQueueCapacity) {
+        if releasesCapacityWhenDrained && queue.capacity > Int(retainedQueueCapacity) {
             queue = []
         } else {
             queue.removeAll(keepingCapacity: true)

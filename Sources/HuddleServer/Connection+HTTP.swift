@@ -36,7 +36,7 @@ extension Connection {
             context.metrics.loop(context.loop.index).webSocketsOpened.add(1, ordering: .relaxed)
             endpoint.connectionOpened(self, request: request)
             // Frames the client sent right behind its upgrade request came in the same read.
-            if case .open(let session) = phase, !rest.isEmpty { session.read(rest) }
+            if case .open(let session) = phase, !rest.isEmpty { session.read(rest, from: self) }
         }
     }
 

@@ -12,7 +12,10 @@ import Logging
 final class Connection: EventHandler, Flushable {
     // Stored in this order so the object stays at most 104 bytes (a 112-byte heap block): the
     // phase and the flags share a word. Every connection holds one.
-    unowned let context: LoopContext
+    /// Strong, though the context lists its connections: a connection leaves that list when
+    /// it closes, which breaks the cycle, and the context lives as long as its loop anyway.
+    /// (Unowned, each of the ~5 reads a message was a checked retain and a release.)
+    let context: LoopContext
     let transport: Transport
     /// Setting it keeps the transport's read interest current (closing reads again, see `readsInput`).
     var phase: Phase {
@@ -38,21 +41,24 @@ final class Connection: EventHandler, Flushable {
 
     /// Deadline of the current phase (handshake, body, closing, draining), on the loop's clock.
     var deadline: Int64
-    private(set) var lastReceived: Int64
+    /// Stored at every read and every write: plain stores on the loop's thread, no run-time
+    /// exclusivity check (~80 instructions each, see `Transport`).
+    @exclusivity(unchecked) private(set) var lastReceived: Int64
     /// When a write last made progress: a reader whose socket takes nothing holds no publisher.
-    private(set) var lastWriteProgress: Int64
+    @exclusivity(unchecked) private(set) var lastWriteProgress: Int64
     /// The queue size last added to the loop's queued-bytes gauge.
     private var reportedQueuedBytes = 0
 
     static let closingTimeout: Int64 = 2_000
-    /// Write-queue capacity kept after a flush; more is released so idle connections stay small.
+    /// Write-queue capacity an idle connection keeps; more is released by the loop's sweep (not
+    /// at each flush: a busy subscriber would regrow it every turn), so idle connections stay small.
     private static let retainedOutboundCapacity = 16 * 1024
 
     init(fd: Int32, tls: TLSStream?, context: LoopContext) {
         self.context = context
         transport = Transport(
             fd: fd, tls: tls, loop: context.loop, registeredEvents: EventLoop.readable,
-            retainedQueueCapacity: Self.retainedOutboundCapacity)
+            retainedQueueCapacity: Self.retainedOutboundCapacity, releasesCapacityWhenDrained: false)
         let now = context.loop.now
         lastReceived = now
         lastWriteProgress = now
@@ -140,9 +146,9 @@ final class Connection: EventHandler, Flushable {
         case .httpBody(.photo(let transfer)):
             if !bytes.isEmpty { transfer.receive(bytes) }
         case .open(let session):
-            session.read(bytes)
+            session.read(bytes, from: self)
         case .closing(let closing):
-            closing.session?.read(bytes)  // after an HTTP response, input is ignored
+            closing.session?.read(bytes, from: self)  // after an HTTP response, input is ignored
         case .tlsHandshake, .draining, .closed:
             break
         }
@@ -152,12 +158,12 @@ final class Connection: EventHandler, Flushable {
 
     /// Queues a data message (nothing once the WebSocket is closing).
     func send(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
-        if case .open(let session) = phase { session.send(opcode, payload) }
+        if case .open(let session) = phase { session.send(opcode, payload, on: self) }
     }
 
     /// Queues a frame encoded once for many recipients.
     func sendShared(_ frame: SharedFrame) {
-        if case .open(let session) = phase { session.sendShared(frame) }
+        if case .open(let session) = phase { session.sendShared(frame, on: self) }
     }
 
     // MARK: Input control
@@ -248,7 +254,7 @@ final class Connection: EventHandler, Flushable {
 
     /// After a flush: the session's backpressure and the loop's queued-bytes gauge follow the queue.
     private func wroteSome(progressed: Bool) {
-        session?.wroteSome(progressed: progressed)
+        session?.wroteSome(progressed: progressed, on: self)
         reportQueuedBytes()
     }
 

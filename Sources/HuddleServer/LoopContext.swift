@@ -128,6 +128,7 @@ final class LoopContext {
         let now = loop.now
         // checkDeadlines may remove the connection (swap-remove), so iterate over a copy.
         for connection in connections.elements {
+            connection.transport.releaseSpareCapacity()
             connection.checkDeadlines(now: now)
         }
     }

@@ -19,8 +19,9 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     private let metrics: ServerMetrics
     private let limits = ProtocolLimits()
     /// Connections this loop serves for the core: WebSocket clients and HTTP API callers.
-    private var connections: [UInt64: Connection] = [:]
-    private var nextSerial: UInt64 = 0
+    /// Unchecked (a run-time exclusivity check per delivery otherwise): one thread, and no
+    /// access spans a call out (lookups return the connection, then it is used).
+    @exclusivity(unchecked) private var connections = ConnectionTable()
 
     /// Per-connection protocol state.
     ///
@@ -128,7 +129,7 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
 
     func connectionClosed(_ connection: Connection) {
         guard let session = connection.endpointState as? Session else { return }
-        connections[session.serial] = nil
+        connections.remove(session.serial)
         _ = releaseWaiting(session)
         if session.takesSharedDeflate { runner.deflateConnections.subtract(1, ordering: .relaxed) }
         runner.submit(CoreRequest(connection: ConnectionRef(loop: loopIndex, serial: session.serial), .connectionClosed), op: nil)
@@ -150,9 +151,7 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
 
     /// Gives an HTTP API caller a serial so its response can find it.
     func register(_ connection: Connection) -> UInt64 {
-        nextSerial += 1
-        connections[nextSerial] = connection
-        return nextSerial
+        connections.insert(connection)
     }
 
     // MARK: Requests
@@ -322,10 +321,10 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
             case .close(let serial, let code, let reason):
                 connections[serial]?.close(WebSocketCloseCode(rawValue: code), reason: reason)
             case .httpResponse(let serial, let status, let body):
-                connections.removeValue(forKey: serial)?.respondJSON(status: status, body: body)
+                connections.remove(serial)?.respondJSON(status: status, body: body)
             // Memories.
             case .photoAccess(let serial, let outcome):
-                connections.removeValue(forKey: serial)?.photoAccessDecided(outcome)
+                connections.remove(serial)?.photoAccessDecided(outcome)
             }
         }
     }

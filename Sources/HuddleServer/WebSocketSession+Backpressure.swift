@@ -40,9 +40,9 @@ extension WebSocketSession {
     }
 
     /// After a flush: a reader back under the threshold no longer holds publishers.
-    func wroteSome(progressed: Bool) {
+    /// `connection` is this session's (see `read`).
+    func wroteSome(progressed: Bool, on connection: Connection) {
         if progressed { isStalled = false }
-        let connection = self.connection
         let queued = connection.queuedOutputBytes
         let backpressure = connection.context.backpressure
         if isBehind, queued <= backpressure.caughtUpBytes {
