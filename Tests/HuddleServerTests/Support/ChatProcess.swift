@@ -9,7 +9,8 @@ final class ChatProcess: @unchecked Sendable {
     let process = Process()
     let settingsFile: URL?
     private let input = Pipe()
-    private let output = Mutex<(lines: [String], partial: String)>(([], ""))
+    /// `ended`: its stdout reached end of file, so every line it printed is in `lines`.
+    private let output = Mutex<(lines: [String], partial: String, ended: Bool)>(([], "", false))
 
     static var binary: URL { ServerProcess.binary.deletingLastPathComponent().appendingPathComponent("huddle-chat") }
 
@@ -29,7 +30,12 @@ final class ChatProcess: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
+            guard let self else { return }
+            guard !data.isEmpty else {
+                handle.readabilityHandler = nil
+                self.output.withLock { $0.ended = true }
+                return
+            }
             self.output.withLock { output in
                 output.partial += String(decoding: data, as: UTF8.self)
                 while let newline = output.partial.firstIndex(of: "\n") {
@@ -77,11 +83,12 @@ final class ChatProcess: @unchecked Sendable {
         try await line("\"\(text)\"", after: after, timeout: timeout) { $0 == text }
     }
 
-    /// Waits for the process to end; its exit status.
+    /// Waits for the process to end and its output to be read to the end (the process can
+    /// exit before the last lines it wrote were collected); its exit status.
     func exitStatus(timeout: Double = 20) async throws -> Int32 {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while true {
-            if let status = process.exitStatusIfExited { return status }
+            if let status = process.exitStatusIfExited, output.withLock({ $0.ended }) { return status }
             guard ContinuousClock.now < deadline else { throw TestFailure("huddle-chat did not exit within \(timeout) s") }
             try await Task.sleep(for: .milliseconds(20))
         }
