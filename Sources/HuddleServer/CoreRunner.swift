@@ -53,6 +53,8 @@ final class CoreRunner: @unchecked Sendable {
     var pushes: [PushNotification] = []
     /// Under `--fsync always`: sent outputs that wait for the log's background sync.
     var durabilityHold = DurabilityHold()
+    /// This turn's answered requests, whose latency is observed when their outputs leave.
+    var answered: [(op: String, submitted: UInt64)] = []
     /// Secrets that must reach a reply but never the core or the log: the plaintext token of a
     /// new session, the device label of a login in progress.
     var secrets: [ConnectionRef: [String: PendingSecrets]] = [:]
@@ -297,7 +299,6 @@ final class CoreRunner: @unchecked Sendable {
     /// Routes the turn's outputs into the outbox — as they are when its commands are in the
     /// log, as `routeUnlogged` says when they never got there — and empties the turn.
     func finishTurn(logged: Bool) {
-        let finished = MonotonicClock.nanoseconds()
         for handled in turn {
             if let (connection, text) = handled.refusal {
                 sendReply(text, to: connection, handled.request.requestID)
@@ -319,9 +320,7 @@ final class CoreRunner: @unchecked Sendable {
             if let op = handled.op, handled.step.outputs.contains(where: \.isDuplicateReply) {
                 metrics.countDuplicate(op: op)
             }
-            if let op = handled.op, handled.submitted > 0 {
-                metrics.observe(op: op, seconds: Double(finished - handled.submitted) / 1e9)
-            }
+            if let op = handled.op, handled.submitted > 0 { answered.append((op, handled.submitted)) }
         }
         turn.removeAll(keepingCapacity: true)
     }
@@ -368,10 +367,11 @@ final class CoreRunner: @unchecked Sendable {
             releaseDurable()
             let position = persistence.logPosition
             if !durabilityHold.isEmpty || persistence.acknowledgedSequence < position {
-                if !pushes.isEmpty || outbox.contains(where: { !$0.isEmpty }) {
-                    durabilityHold.hold(outbox, pushes, until: position)
+                if !pushes.isEmpty || !answered.isEmpty || outbox.contains(where: { !$0.isEmpty }) {
+                    durabilityHold.hold(outbox, pushes, answered: answered, until: position)
                     outbox = Array(repeating: [], count: ioLoops.count)
                     pushes = []
+                    answered = []
                 }
                 return
             }
@@ -385,6 +385,15 @@ final class CoreRunner: @unchecked Sendable {
             for notification in pushes { pushGateway?.submit(notification) }
             pushes.removeAll()
         }
+        if !answered.isEmpty {
+            observeLatencies(of: answered)
+            answered.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private func observeLatencies(of answered: [(op: String, submitted: UInt64)]) {
+        let now = MonotonicClock.nanoseconds()
+        for (op, submitted) in answered { metrics.observe(op: op, seconds: Double(now - submitted) / 1e9) }
     }
 
     private func send(_ batch: [LoopDelivery], toLoop index: Int) {
@@ -401,6 +410,7 @@ final class CoreRunner: @unchecked Sendable {
             send(released.deliveries[index], toLoop: index)
         }
         for notification in released.pushes { pushGateway?.submit(notification) }
+        observeLatencies(of: released.answered)
     }
 
     /// A background sync ended. Failed: the log refuses writes, and what the core applied after

@@ -13,6 +13,8 @@ struct DurabilityHold {
         var sequence: UInt64
         var deliveries: [[LoopDelivery]]
         var pushes: [PushNotification]
+        /// The answered requests' ops and submission times: their latency ends at the release.
+        var answered: [(op: String, submitted: UInt64)] = []
     }
 
     private var queue: [Outputs] = []
@@ -21,13 +23,17 @@ struct DurabilityHold {
     var isEmpty: Bool { head == queue.count }
 
     /// Holds `deliveries` (one list per loop) and `pushes` until the log is durable up to `sequence`.
-    mutating func hold(_ deliveries: [[LoopDelivery]], _ pushes: [PushNotification], until sequence: UInt64) {
+    mutating func hold(
+        _ deliveries: [[LoopDelivery]], _ pushes: [PushNotification], answered: [(op: String, submitted: UInt64)] = [],
+        until sequence: UInt64
+    ) {
         if head < queue.count, queue[queue.count - 1].sequence == sequence {
             // Same turn (or the same unsynced sequence): one batch, order kept.
             for index in deliveries.indices { queue[queue.count - 1].deliveries[index] += deliveries[index] }
             queue[queue.count - 1].pushes += pushes
+            queue[queue.count - 1].answered += answered
         } else {
-            queue.append(Outputs(sequence: sequence, deliveries: deliveries, pushes: pushes))
+            queue.append(Outputs(sequence: sequence, deliveries: deliveries, pushes: pushes, answered: answered))
         }
     }
 
@@ -39,6 +45,7 @@ struct DurabilityHold {
             let batch = queue[head]
             for index in batch.deliveries.indices { released.deliveries[index] += batch.deliveries[index] }
             released.pushes += batch.pushes
+            released.answered += batch.answered
             released.sequence = batch.sequence
             head += 1
         }
