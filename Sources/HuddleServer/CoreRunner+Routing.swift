@@ -60,7 +60,7 @@ extension CoreRunner {
             fanOut(ServerEvent.feed(event).message, to: recipients)
         // Push.
         case .pushNotification(let notification):
-            pushGateway?.submit(notification)
+            pushes.append(notification)  // with the outbox: after the turn is durable
         // Memories.
         case .memoryChanged(let change, let recipients):
             fanOut(ServerEvent.memoryChanged(change, time: WallClock.milliseconds()).message, to: recipients)

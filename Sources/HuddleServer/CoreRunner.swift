@@ -49,6 +49,12 @@ final class CoreRunner: @unchecked Sendable {
 
     // Core-thread state.
     var outbox: [[LoopDelivery]]
+    /// This turn's push notifications, handed to the gateway with the outbox.
+    var pushes: [PushNotification] = []
+    /// Under `--fsync always`: sent outputs that wait for the log's background sync.
+    var durabilityHold = DurabilityHold()
+    /// This turn's answered requests, whose latency is observed when their outputs leave.
+    var answered: [(op: String, submitted: UInt64)] = []
     /// Secrets that must reach a reply but never the core or the log: the plaintext token of a
     /// new session, the device label of a login in progress.
     var secrets: [ConnectionRef: [String: PendingSecrets]] = [:]
@@ -113,6 +119,7 @@ final class CoreRunner: @unchecked Sendable {
         outbox = Array(repeating: [], count: ioLoops.count)
         budgets = UsageBudgets(configuration: configuration)
         loop.onTurnEnd { [unowned self] in self.endTurn() }
+        persistence?.attach(coreLoop: loop) { [unowned self] outcome in self.synced(outcome) }
         loop.schedule(after: 250, repeating: 250) { [unowned self] in self.tick() }
         if configuration.summaryIntervalMilliseconds > 0 {
             let interval = Int64(configuration.summaryIntervalMilliseconds)
@@ -137,6 +144,7 @@ final class CoreRunner: @unchecked Sendable {
     func stop(deadline: Int64) {
         loop.execute { [self] in
             endTurn()
+            syncBeforeStopping()
             pushGateway?.beginStopping(deadline: deadline)
             persistence?.shutDown(of: core.durableState, deadline: deadline)
             cluster?.close()
@@ -263,6 +271,7 @@ final class CoreRunner: @unchecked Sendable {
             if snapshotRequested, writesRefused == nil {
                 snapshotRequested = false
                 persistence?.beginSnapshot(of: core.durableState, coreLoop: loop) {}
+                releaseDurable()  // starting the snapshot synced the log
             }
         }
         routeTurn()
@@ -290,7 +299,6 @@ final class CoreRunner: @unchecked Sendable {
     /// Routes the turn's outputs into the outbox — as they are when its commands are in the
     /// log, as `routeUnlogged` says when they never got there — and empties the turn.
     func finishTurn(logged: Bool) {
-        let finished = MonotonicClock.nanoseconds()
         for handled in turn {
             if let (connection, text) = handled.refusal {
                 sendReply(text, to: connection, handled.request.requestID)
@@ -312,9 +320,7 @@ final class CoreRunner: @unchecked Sendable {
             if let op = handled.op, handled.step.outputs.contains(where: \.isDuplicateReply) {
                 metrics.countDuplicate(op: op)
             }
-            if let op = handled.op, handled.submitted > 0 {
-                metrics.observe(op: op, seconds: Double(finished - handled.submitted) / 1e9)
-            }
+            if let op = handled.op, handled.submitted > 0 { answered.append((op, handled.submitted)) }
         }
         turn.removeAll(keepingCapacity: true)
     }
@@ -353,13 +359,86 @@ final class CoreRunner: @unchecked Sendable {
         budgets.chargeRead(bytes, to: owner, now: MonotonicClock.milliseconds())
     }
 
+    /// Sends the outbox and the pushes, or, while the log is not durable up to its last record
+    /// (`--fsync always`, a background sync running), holds them behind the outputs already
+    /// waiting, until `synced` releases them in order.
     func sendOutbox() {
+        if let persistence {
+            releaseDurable()
+            let position = persistence.logPosition
+            if !durabilityHold.isEmpty || persistence.acknowledgedSequence < position {
+                if !pushes.isEmpty || !answered.isEmpty || outbox.contains(where: { !$0.isEmpty }) {
+                    durabilityHold.hold(outbox, pushes, answered: answered, until: position)
+                    outbox = Array(repeating: [], count: ioLoops.count)
+                    pushes = []
+                    answered = []
+                }
+                return
+            }
+        }
         for index in outbox.indices where !outbox[index].isEmpty {
             let batch = outbox[index]
             outbox[index] = []
-            let endpoint = endpoints[index]
-            ioLoops[index].execute { endpoint.perform(batch) }
+            send(batch, toLoop: index)
         }
+        if !pushes.isEmpty {
+            for notification in pushes { pushGateway?.submit(notification) }
+            pushes.removeAll()
+        }
+        if !answered.isEmpty {
+            observeLatencies(of: answered)
+            answered.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private func observeLatencies(of answered: [(op: String, submitted: UInt64)]) {
+        let now = MonotonicClock.nanoseconds()
+        for (op, submitted) in answered { metrics.observe(op: op, seconds: Double(now - submitted) / 1e9) }
+    }
+
+    private func send(_ batch: [LoopDelivery], toLoop index: Int) {
+        let endpoint = endpoints[index]
+        ioLoops[index].execute { endpoint.perform(batch) }
+    }
+
+    /// Sends, oldest first, the held outputs the log's durable sequence now covers.
+    func releaseDurable() {
+        guard let persistence, let released = durabilityHold.release(upTo: persistence.acknowledgedSequence, loops: ioLoops.count) else {
+            return
+        }
+        for index in released.deliveries.indices where !released.deliveries[index].isEmpty {
+            send(released.deliveries[index], toLoop: index)
+        }
+        for notification in released.pushes { pushGateway?.submit(notification) }
+        observeLatencies(of: released.answered)
+    }
+
+    /// A background sync ended. Failed: the log refuses writes, and what the core applied after
+    /// the last durable record may or may not be on the disk — nothing held may go out, and the
+    /// memory that holds it may answer no one. The process exits, as PostgreSQL does after a
+    /// failed fsync; the next start recovers from what the disk actually holds, and every
+    /// client that was answered ok has its write there.
+    private func synced(_ outcome: Result<UInt64, any Error>) {
+        switch outcome {
+        case .success:
+            releaseDurable()
+        case .failure(let error):
+            logger.critical("the log could not be synced; exiting without answering what it may not hold", metadata: ["error": "\(error)"])
+            exit(70)
+        }
+    }
+
+    /// The shutdown: whatever is not yet durable is synced here, and its held outputs go out
+    /// (the pushes to the gateway, which drains them).
+    private func syncBeforeStopping() {
+        guard let persistence else { return }
+        do {
+            try persistence.syncNow()
+        } catch {
+            logger.error("the log could not be synced at shutdown", metadata: ["error": "\(error)"])
+            return
+        }
+        sendOutbox()
     }
 }
 

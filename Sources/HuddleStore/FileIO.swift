@@ -1,3 +1,4 @@
+import CHuddleShims
 import Glibc
 
 /// The system calls the store makes, each retried on EINTR and turned into `StoreError.system`.
@@ -52,6 +53,15 @@ enum FileIO {
     static func syncData(_ fd: Int32, path: String) throws {
         while fdatasync(fd) != 0 {
             if errno != EINTR { throw StoreError.system(call: "fdatasync", path: path, errno: errno) }
+        }
+    }
+
+    /// Writes `count` bytes from `offset` back to the disk and waits for them (sync_file_range):
+    /// data only, so a file written in large amounts never has more than one such range
+    /// dirty at a time, and an fdatasync of another file is not stuck behind all of it.
+    static func writeBack(_ fd: Int32, offset: Int, count: Int, path: String) throws {
+        while huddle_write_back_range(fd, Int64(offset), Int64(count)) != 0 {
+            if errno != EINTR { throw StoreError.system(call: "sync_file_range", path: path, errno: errno) }
         }
     }
 

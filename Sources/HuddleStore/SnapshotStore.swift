@@ -22,6 +22,9 @@ public final class SnapshotStore: Sendable {
     /// passed over as damaged. Retention uses it to choose the fallback without inflating it.
     private let verdicts = Mutex(SnapshotVerdicts())
 
+    /// How much of a snapshot may be written before it is put on the disk (see `write`).
+    static let writeBackBytes = 2 << 20
+
     public init(directory: String) {
         self.directory = directory
     }
@@ -92,11 +95,20 @@ public final class SnapshotStore: Sendable {
             var offset = SnapshotFormat.headerSize
             let zeros = [UInt8](repeating: 0, count: offset)
             try zeros.withUnsafeBytes { try FileIO.write(fd, $0, at: 0, path: temporaryPath) }
+            // Paced writeback: each `writeBackBytes` written is put on the disk before more is
+            // written, so the final fsync has little left and the log's fdatasync, which the
+            // file system may make wait for every dirty page it has to commit with it, never
+            // queues behind the whole snapshot (publish p99 went to 0.4–1 s without it).
+            var writtenBack = 0
             let compressedLength = try payload.withUnsafeBytes { bytes in
                 try SnapshotCompression.deflate(bytes) { chunk in
                     guard continuing() else { throw StoreError.snapshotAbandoned }
                     try FileIO.write(fd, chunk, at: offset, path: temporaryPath)
                     offset += chunk.count
+                    if offset - writtenBack >= Self.writeBackBytes {
+                        try FileIO.writeBack(fd, offset: writtenBack, count: offset - writtenBack, path: temporaryPath)
+                        writtenBack = offset
+                    }
                 }
             }
             let header = SnapshotFormat.encode(.init(

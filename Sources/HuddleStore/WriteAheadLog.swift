@@ -10,7 +10,8 @@ import Glibc
 /// Durability: `append` writes a whole batch with one pwrite(2) and returns; the records are
 /// durable once `durableSequence` reaches them, which `sync()` (fdatasync) or `syncIfDue(now:)`
 /// (per `syncPolicy`) brings about. Under `.always` the caller syncs after every append and
-/// replies only then.
+/// replies only then — or hands the sync to another thread (`beginSync`, `LogSync`,
+/// `finishSync`) and goes on appending meanwhile, replying once `durableSequence` covers it.
 ///
 /// Failures:
 /// - A failed append (ENOSPC, EIO, EFBIG…) is truncated away again before it throws, so the file
@@ -181,6 +182,36 @@ public final class WriteAheadLog {
         try ensureWritable()
         try syncActiveSegment(now: now)
         return true
+    }
+
+    /// Starts a sync of everything appended so far that another thread performs
+    /// (`LogSync.perform`) while this one goes on appending; nil when every record is already
+    /// durable. Hand the outcome back with `finishSync`. Several may be outstanding; each makes
+    /// durable what was appended before it began.
+    public func beginSync() throws -> LogSync? {
+        try ensureWritable()
+        guard durableSequence < lastSequence else { return nil }
+        let path = pathIn(directory, active.name)
+        let fd = dup(activeFD)
+        guard fd >= 0 else { throw StoreError.system(call: "dup", path: path, errno: errno) }
+        return LogSync(sequence: lastSequence, fd: fd, path: path)
+    }
+
+    /// Takes a `LogSync`'s outcome back on the log's thread: success makes its records durable;
+    /// failure makes the log refuse writes, exactly as a failed `sync()` does, and rethrows.
+    public func finishSync(_ sync: LogSync, _ outcome: Result<Void, StoreError>) throws {
+        switch outcome {
+        case .success:
+            if sync.sequence > durableSequence {
+                durableSequence = sync.sequence
+                lastSyncTime = MonotonicMilliseconds.now()
+            }
+        case .failure(let error):
+            if condition == .writable {
+                condition = .failed("\(error); records after \(durableSequence) may or may not be on disk, reopen the log")
+            }
+            throw error
+        }
     }
 
     /// Closes the current segment and starts `wal-<lastSequence + 1>.log`, so that everything up

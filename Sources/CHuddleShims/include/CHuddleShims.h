@@ -50,6 +50,10 @@ int huddle_accept4_nonblocking(int fd, struct sockaddr *address, socklen_t *leng
 // pthread_setname_np needs _GNU_SOURCE too. Names the calling thread (15 bytes at most).
 void huddle_set_current_thread_name(const char *name);
 
+// sync_file_range needs _GNU_SOURCE as well: starts writeback of [offset, offset + count) of fd
+// and waits until it is on the disk (data only, no metadata: the final fsync still follows).
+int huddle_write_back_range(int fd, long long offset, long long count);
+
 // SSL_OP_* are built with a macro Swift cannot import.
 static inline void huddle_ssl_ctx_disable_renegotiation_and_compression(SSL_CTX *ctx) {
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);

@@ -38,7 +38,7 @@ final class DurableServer: @unchecked Sendable {
     }
 
     /// Starts the server; `fileSizeBlocks` runs it under `ulimit -f` (512-byte blocks in dash).
-    private init(_ arguments: [String], dataDirectory: URL, port: Int, fileSizeBlocks: Int?) async throws {
+    private init(_ arguments: [String], dataDirectory: URL, port: Int, fileSizeBlocks: Int?, environment: [String: String]) async throws {
         self.dataDirectory = dataDirectory
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-log-\(UUID().uuidString).txt")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
@@ -54,6 +54,7 @@ final class DurableServer: @unchecked Sendable {
             executable = Self.binary
             executableArguments = all
         }
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
@@ -62,9 +63,11 @@ final class DurableServer: @unchecked Sendable {
 
     /// Starts a server and waits until it listens or exits.
     static func launch(
-        _ arguments: [String] = [], dataDirectory: URL, port: Int = 0, fileSizeBlocks: Int? = nil, timeout: Double = 30
+        _ arguments: [String] = [], dataDirectory: URL, port: Int = 0, fileSizeBlocks: Int? = nil, environment: [String: String] = [:],
+        timeout: Double = 30
     ) async throws -> Start {
-        let server = try await DurableServer(arguments, dataDirectory: dataDirectory, port: port, fileSizeBlocks: fileSizeBlocks)
+        let server = try await DurableServer(
+            arguments, dataDirectory: dataDirectory, port: port, fileSizeBlocks: fileSizeBlocks, environment: environment)
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             let log = server.logText
@@ -84,8 +87,10 @@ final class DurableServer: @unchecked Sendable {
     }
 
     /// Starts a server that must listen.
-    static func start(_ arguments: [String] = [], dataDirectory: URL, fileSizeBlocks: Int? = nil) async throws -> DurableServer {
-        switch try await launch(arguments, dataDirectory: dataDirectory, fileSizeBlocks: fileSizeBlocks) {
+    static func start(
+        _ arguments: [String] = [], dataDirectory: URL, fileSizeBlocks: Int? = nil, environment: [String: String] = [:]
+    ) async throws -> DurableServer {
+        switch try await launch(arguments, dataDirectory: dataDirectory, fileSizeBlocks: fileSizeBlocks, environment: environment) {
         case .listening(let server): return server
         case .exited(let status, let log): throw TestFailure("server exited with \(status) instead of listening; log:\n\(log)")
         }
