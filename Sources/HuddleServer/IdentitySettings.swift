@@ -11,22 +11,25 @@ public struct IdentitySettings: Sendable {
         public var audiences: [String]
         /// A JWKS file path, or an http(s) URL.
         public var keys: String
+        /// PEM CA certificates an https JWKS URL must chain to, instead of the system store.
+        public var caFile: String?
 
-        public init(issuer: String, audiences: [String], keys: String) {
+        public init(issuer: String, audiences: [String], keys: String, caFile: String? = nil) {
             self.issuer = issuer
             self.audiences = audiences
             self.keys = keys
+            self.caFile = caFile
         }
 
         public var keysAreURL: Bool { keys.hasPrefix("http://") || keys.hasPrefix("https://") }
 
-        /// `--oidc-issuer 'issuer=URL;audience=ID[,ID…];jwks=FILE-OR-URL'`.
+        /// `--oidc-issuer 'issuer=URL;audience=ID[,ID…];jwks=FILE-OR-URL[;ca=FILE]'`.
         public init(spec: String) throws(IdentitySettingsError) {
             var fields: [String: String] = [:]
             for part in spec.split(separator: ";", omittingEmptySubsequences: true) {
                 guard let equals = part.firstIndex(of: "=") else { throw IdentitySettingsError("\"\(part)\" is not key=value") }
                 let key = part[..<equals].trimmingSpaces, value = part[part.index(after: equals)...].trimmingSpaces
-                guard ["issuer", "audience", "jwks"].contains(key) else { throw IdentitySettingsError("unknown key \"\(key)\" (issuer, audience, jwks)") }
+                guard ["issuer", "audience", "jwks", "ca"].contains(key) else { throw IdentitySettingsError("unknown key \"\(key)\" (issuer, audience, jwks, ca)") }
                 guard fields[key] == nil else { throw IdentitySettingsError("\(key) is given twice") }
                 fields[key] = value
             }
@@ -34,7 +37,9 @@ public struct IdentitySettings: Sendable {
             let audiences = (fields["audience"] ?? "").split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
             guard !audiences.isEmpty else { throw IdentitySettingsError("audience= (the client id or ids, comma-separated) is required") }
             guard let keys = fields["jwks"], !keys.isEmpty else { throw IdentitySettingsError("jwks= (a JWKS file or http(s) URL) is required") }
-            self.init(issuer: issuer, audiences: audiences, keys: keys)
+            let caFile = fields["ca"]
+            if caFile != nil, !keys.hasPrefix("https://") { throw IdentitySettingsError("ca= is for an https:// jwks URL") }
+            self.init(issuer: issuer, audiences: audiences, keys: keys, caFile: caFile)
         }
     }
 

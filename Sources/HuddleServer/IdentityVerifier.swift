@@ -11,15 +11,18 @@ final class IdentityVerifier: Sendable {
     private let issuers: [String: (settings: IdentitySettings.Issuer, keys: IssuerKeys)]
     let metrics: IdentityMetrics
 
-    /// `fetch` reads a JWKS source (a file, or a URL through the server's HTTP client).
-    init(settings: IdentitySettings, metrics: IdentityMetrics, fetch: @escaping @Sendable (String) -> Result<[UInt8], IdentitySettingsError>) {
+    /// `download` fetches a JWKS URL (with the issuer's CA file, if any); files are read here.
+    init(
+        settings: IdentitySettings, metrics: IdentityMetrics,
+        download: @escaping @Sendable (String, String?) -> Result<[UInt8], IdentitySettingsError>
+    ) {
         self.settings = settings
         self.metrics = metrics
         var issuers: [String: (IdentitySettings.Issuer, IssuerKeys)] = [:]
         for issuer in settings.issuers {
             let keys = IssuerKeys(
                 issuer: issuer.issuer, source: issuer.keys, refreshIntervalMilliseconds: settings.keyRefreshIntervalMilliseconds, metrics: metrics,
-                fetch: fetch)
+                fetch: Self.fetcher { url in download(url, issuer.caFile) })
             issuers[issuer.issuer] = (issuer, keys)
         }
         self.issuers = issuers

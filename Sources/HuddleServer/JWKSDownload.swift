@@ -1,25 +1,31 @@
 import HuddleCrypto
 import HuddleIO
+import Synchronization
 
 /// An identity provider's JWKS fetched over http or https (HTTP/1.0, so the body is never
-/// chunked), on the verifier thread that needs it; the system's CA store checks an https one.
+/// chunked), on the verifier thread that needs it; an https one is checked against the system's
+/// CA store, or the issuer's own CA file.
 enum JWKSDownload {
     static let timeoutMilliseconds: Int64 = 10_000
 
-    /// Loaded once: reading the CA store costs milliseconds.
-    private static let tls = Result { try TLSClientContext() }
+    /// By CA file ("" for the system store), loaded once each: reading a CA store costs milliseconds.
+    private static let contexts = Mutex<[String: TLSClientContext]>([:])
 
-    @Sendable static func get(_ url: String) -> Result<[UInt8], IdentitySettingsError> {
+    @Sendable static func get(_ url: String, caFile: String?) -> Result<[UInt8], IdentitySettingsError> {
         let target: WebhookURL
         do { target = try WebhookURL(url) } catch { return .failure(IdentitySettingsError("\(url): \(error.reason)")) }
-        let context: TLSClientContext?
+        var context: TLSClientContext?
         if target.isSecure {
-            switch tls {
-            case .success(let loaded): context = loaded
-            case .failure(let error): return .failure(IdentitySettingsError("TLS: \(error)"))
+            do {
+                context = try contexts.withLock { contexts in
+                    if let loaded = contexts[caFile ?? ""] { return loaded }
+                    let loaded = try TLSClientContext(caFile: caFile)
+                    contexts[caFile ?? ""] = loaded
+                    return loaded
+                }
+            } catch {
+                return .failure(IdentitySettingsError("TLS: \(error)"))
             }
-        } else {
-            context = nil
         }
         let request = "GET \(target.target) HTTP/1.0\r\nHost: \(target.hostHeader)\r\nAccept: application/json\r\nUser-Agent: huddle\r\n\r\n"
         let response: [UInt8]

@@ -105,7 +105,7 @@ public final class Server {
         let pushGateway = try configuration.push.webhook.map { try PushGateway(webhook: $0, settings: configuration.push, metrics: metrics.push, logger: logger) }
         runner.pushGateway = pushGateway
         let identitySignIns = try configuration.identity.isEnabled ? IdentitySignIns(
-            verifier: IdentityVerifier(settings: configuration.identity, metrics: metrics.identity, fetch: IdentityVerifier.fetcher(download: JWKSDownload.get)),
+            verifier: IdentityVerifier(settings: configuration.identity, metrics: metrics.identity, download: JWKSDownload.get),
             threads: 1, sessionTTLMilliseconds: Int64(configuration.sessionTTLMilliseconds), logger: logger) : nil
         runner.identitySignIns = identitySignIns
         for (context, endpoint) in zip(contexts, endpoints) {

@@ -17,6 +17,9 @@ extension Serve {
             guard !settings.issuers.contains(where: { $0.issuer == issuer.issuer }) else {
                 throw ValidationError("--oidc-issuer: \(issuer.issuer) is given twice")
             }
+            if let caFile = issuer.caFile, access(caFile, R_OK) != 0 {
+                throw ValidationError("--oidc-issuer \(issuer.issuer): cannot read the CA file \(caFile)")
+            }
             if !issuer.keysAreURL {
                 guard let bytes = WholeFile.read(issuer.keys, limit: JSONWebKeySet.maximumBytes) else {
                     throw ValidationError("--oidc-issuer \(issuer.issuer): cannot read the JWKS file \(issuer.keys): \(String(cString: strerror(errno)))")

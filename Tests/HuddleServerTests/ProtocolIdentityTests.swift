@@ -133,6 +133,21 @@ import Testing
         #expect(try PrometheusText.fetch(port: limited.port).value("huddle_identity_key_refreshes_total", ["outcome": "rate_limited"]) == 20)
     }
 
+    @Test func anHTTPSKeySetIsCheckedAgainstTheIssuersCA() async throws {
+        let certificates = try TestCertificates.shared.get()
+        let idp = try JWKSServer(issuer: "https://tls-idp.test", keys: [Self.rsa], tls: certificates)
+        defer { idp.stop() }
+        let server = try await startHuddle(["--oidc-issuer", idp.flag(audience: Self.audience) + ";ca=\(certificates.caCertificate.path)"])
+        let token = Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: "t-1"))
+        _ = try ProtocolClient(port: server.port).ok("identity_signin", ["token": token, "username": "tess"])
+        #expect(idp.downloads == 1)
+        // The system store does not trust the test CA: the keys cannot be loaded, and it says so.
+        let untrusting = try await startHuddle(["--oidc-issuer", idp.flag(audience: Self.audience)])
+        let refusal = try ProtocolClient(port: untrusting.port).failure("identity_signin", ["token": token])
+        #expect(refusal["code"] as? String == "unknown_key")
+        #expect((refusal["message"] as? String)?.contains("cannot be loaded") == true, "\(refusal)")
+    }
+
     @Test func identitiesLinkToAPasswordAccountAndTheLastWayToSignInStays() async throws {
         let idp = try Self.issuerServer()
         defer { idp.stop() }

@@ -12,9 +12,12 @@ final class JWKSServer: @unchecked Sendable {
     let port: Int
     private let listener: Int32
     private let state = Mutex<(document: String, downloads: Int, stopped: Bool)>(("", 0, false))
+    /// https with the test CA's server certificate.
+    private let tlsContext: TLSContext?
 
-    init(issuer: String, keys: [TestSigningKey]) throws {
+    init(issuer: String, keys: [TestSigningKey], tls: TestCertificates? = nil) throws {
         self.issuer = issuer
+        tlsContext = try tls.map { try TLSContext(certificateChainPath: $0.serverCertificate.path, privateKeyPath: $0.serverKey.path) }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -32,7 +35,7 @@ final class JWKSServer: @unchecked Sendable {
         Thread { [self] in acceptLoop() }.start()
     }
 
-    var url: String { "http://127.0.0.1:\(port)/jwks.json" }
+    var url: String { "\(tlsContext == nil ? "http" : "https")://127.0.0.1:\(port)/jwks.json" }
     var downloads: Int { state.withLock { $0.downloads } }
 
     /// What the next download serves.
@@ -69,10 +72,15 @@ final class JWKSServer: @unchecked Sendable {
 
     private func serve(_ fd: Int32) {
         defer { close(fd) }
+        var tls: TLSStream?
+        if let tlsContext {
+            guard let stream = try? TLSStream(context: tlsContext, fd: fd), case .bytes = stream.handshake() else { return }
+            tls = stream
+        }
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while pending.firstRange(of: Array("\r\n\r\n".utf8)) == nil {
-            guard case .bytes(let count) = buffer.withUnsafeMutableBytes({ Socket.read(fd, into: $0) }) else { return }
+            guard case .bytes(let count) = buffer.withUnsafeMutableBytes({ tls?.read(into: $0) ?? Socket.read(fd, into: $0) }) else { return }
             pending += buffer[0..<count]
         }
         let body = state.withLock { state in
@@ -82,8 +90,9 @@ final class JWKSServer: @unchecked Sendable {
         let response = Array("HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)
         var sent = 0
         while sent < response.count {
-            guard case .bytes(let count) = response[sent...].withUnsafeBytes({ Socket.write(fd, from: $0) }) else { return }
+            guard case .bytes(let count) = response[sent...].withUnsafeBytes({ tls?.write(from: $0) ?? Socket.write(fd, from: $0) }) else { return }
             sent += count
         }
+        tls?.shutdown()
     }
 }
