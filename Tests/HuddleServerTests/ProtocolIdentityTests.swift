@@ -133,6 +133,28 @@ import Testing
         #expect(try PrometheusText.fetch(port: limited.port).value("huddle_identity_key_refreshes_total", ["outcome": "rate_limited"]) == 20)
     }
 
+    @Test func theSettingsShowWithTheSecretMaskedAndBadKeysStopTheStart() throws {
+        let issuers = ["issuer=https://a.test;audience=x;jwks=https://a.test/keys", "issuer=https://b.test;audience=y,z;jwks=https://b.test/keys"]
+        let config = try ServeSettingsTests.printedConfig(
+            ["--oidc-issuer", issuers[0], "--oidc-issuer", issuers[1]], environment: ["HUDDLE_APP_TOKEN_SECRET": "an env secret of thirty-two bytes or more"])
+        #expect(config["oidc-issuer"] as? [String] == issuers)
+        #expect(config["app-token-secret"] as? String == "********")
+        let data = ServeFlagTests.untouchedDataDirectory()
+        for (arguments, complaint) in [
+            (["--app-token-secret", "too short"], "at least 32 bytes"),
+            (["--oidc-issuer", "issuer=https://a.test;jwks=https://a.test/keys"], "audience="),
+            (["--oidc-issuer", "issuer=https://a.test;audience=x;jwks=/nonexistent/jwks.json"], "cannot read the JWKS file"),
+            (["--oidc-issuer", "issuer=https://a.test;audience=x;jwks=http://a.test/keys;ca=/tmp/ca.pem"], "ca= is for an https://"),
+            (["--app-token-public-key", "/nonexistent.pem"], "cannot read"),
+            (["--app-token-audience", "huddle"], "need an app-token secret"),
+        ] {
+            let result = try runChildToCompletion(ServerProcess.binary.path, arguments + ["--data-dir", data.path], timeout: 60)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.output.contains(complaint), "\(result.output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: data.path))
+    }
+
     @Test func anHTTPSKeySetIsCheckedAgainstTheIssuersCA() async throws {
         let certificates = try TestCertificates.shared.get()
         let idp = try JWKSServer(issuer: "https://tls-idp.test", keys: [Self.rsa], tls: certificates)
