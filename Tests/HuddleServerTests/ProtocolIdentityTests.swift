@@ -1,6 +1,8 @@
 import ChildProcessExit
 import Foundation
+import HuddleClient
 import HuddleCrypto
+import HuddleProtocol
 import JWTTestSupport
 import Testing
 
@@ -229,6 +231,29 @@ import Testing
             #expect(try ProtocolClient(port: server.port).errorCode("app_auth", ["token": TestSigningKey.hs256(JSON.text(["sub": "jo"]), secret: Array(signer.publicKeyPEM.utf8))]) == "invalid_identity_token")
             try await server.stop()
         }
+    }
+
+    /// HuddleClient's identity calls against the real server: the session they open is the one
+    /// the client resumes.
+    @Test func theSwiftClientSignsInLinksAndUnlinks() async throws {
+        let idp = try Self.issuerServer()
+        defer { idp.stop() }
+        let server = try await startHuddle(["--oidc-issuer", idp.flag(audience: Self.audience), "--app-token-secret", String(decoding: Self.secret, as: UTF8.self)])
+        let client = try await ClientHarness(url: server.url)
+        let idToken = Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: "m-1", nonce: "cn"))
+        let session = try await client.ok("identity_signin") { $0.signIn(idToken: idToken, nonce: "cn", username: "mia", completion: $1) }
+        #expect(session.user.username == "mia" && session.token != nil)
+        #expect(await client.run { $0.token } == session.token)
+        let linked = try await client.ok("identity_link") { $0.linkIdentity(idToken: Self.ec.sign(Self.claims(issuer: idp.issuer, subject: "m-2")), completion: $1) }
+        #expect(linked.map(\.subject) == ["m-1", "m-2"])
+        #expect(try await client.ok("identities") { $0.identities(completion: $1) }.count == 2)
+        #expect(try await client.ok("identity_unlink") { $0.unlinkIdentity(issuer: idp.issuer, subject: "m-1", completion: $1) }.map(\.subject) == ["m-2"])
+        #expect(try await client.failure { $0.unlinkIdentity(issuer: idp.issuer, subject: "m-2", completion: $1) }.serverCode == "last_sign_in_method")
+        let app = try await ClientHarness(url: server.url)
+        let appToken = TestSigningKey.hs256(JSON.text(["sub": "ned", "exp": Int(Date().timeIntervalSince1970) + 600]), secret: Self.secret)
+        #expect(try await app.ok("app_auth") { $0.signIn(appToken: appToken, completion: $1) }.user.username == "ned")
+        client.shutDown()
+        app.shutDown()
     }
 
     @Test(arguments: [false, true])

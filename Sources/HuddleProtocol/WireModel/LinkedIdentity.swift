@@ -20,7 +20,7 @@ public struct LinkedIdentity: Sendable, Equatable {
     }
 
     /// The `identities` member of a result.
-    static func list(in result: JSONValue) throws(WireFormatError) -> [LinkedIdentity] {
+    public static func list(in result: JSONValue) throws(WireFormatError) -> [LinkedIdentity] {
         guard case .array(let values)? = result["identities"] else { throw WireFormatError("identities must be an array") }
         return try values.map { value throws(WireFormatError) in try LinkedIdentity(json: value) }
     }
