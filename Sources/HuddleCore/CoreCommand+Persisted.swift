@@ -89,6 +89,19 @@ extension CoreCommand: PersistedValue {
             ])
         case .forgetKeptResults(let before, let time):
             .variant("forgetKeptResults", [("before", before.persisted), ("time", time.persisted)])
+        // Identities.
+        case .createIdentityAccount(let username, let email, let identity, let time):
+            .variant("createIdentityAccount", [
+                ("username", username.persisted), ("email", email.persisted), ("identity", identity.persisted), ("time", time.persisted),
+            ])
+        case .linkIdentity(let username, let identity, let time):
+            .variant("linkIdentity", [("username", username.persisted), ("identity", identity.persisted), ("time", time.persisted)])
+        case .unlinkIdentity(let username, let issuer, let subject, let time):
+            .variant("unlinkIdentity", [
+                ("username", username.persisted), ("issuer", issuer.persisted), ("subject", subject.persisted), ("time", time.persisted),
+            ])
+        case .spendNonce(let issuer, let nonce, let expiresAt, let time):
+            .variant("spendNonce", [("issuer", issuer.persisted), ("nonce", nonce.persisted), ("expiresAt", expiresAt.persisted), ("time", time.persisted)])
         }
     }
 
@@ -176,6 +189,15 @@ extension CoreCommand: PersistedValue {
             self = .keepResult(user: try f("user"), op: try f("op"), clientID: try f("clientID"), reply: try f("reply"), time: try f("time"))
         case "forgetKeptResults":
             self = .forgetKeptResults(before: try f("before"), time: try f("time"))
+        // Identities.
+        case "createIdentityAccount":
+            self = .createIdentityAccount(username: try f("username"), email: try f("email"), identity: try f("identity"), time: try f("time"))
+        case "linkIdentity":
+            self = .linkIdentity(username: try f("username"), identity: try f("identity"), time: try f("time"))
+        case "unlinkIdentity":
+            self = .unlinkIdentity(username: try f("username"), issuer: try f("issuer"), subject: try f("subject"), time: try f("time"))
+        case "spendNonce":
+            self = .spendNonce(issuer: try f("issuer"), nonce: try f("nonce"), expiresAt: try f("expiresAt"), time: try f("time"))
         default:
             throw variant.unknown()
         }

@@ -97,4 +97,13 @@ public enum CoreCommand: Sendable, Equatable {
     case keepResult(user: Username, op: String, clientID: String, reply: CoreReply, time: Int64)
     /// Every kept result older than `before` is forgotten; emitted by `tick`.
     case forgetKeptResults(before: Int64, time: Int64)
+
+    // Identities.
+    /// A first sign-in with `identity` made the account: no password; `email` is "" when the
+    /// token had no verified one. The session follows as `openSession`.
+    case createIdentityAccount(username: Username, email: String, identity: LinkedIdentity, time: Int64)
+    case linkIdentity(username: Username, identity: LinkedIdentity, time: Int64)
+    case unlinkIdentity(username: Username, issuer: String, subject: String, time: Int64)
+    /// An ID token's nonce, spent until the token's `exp` (milliseconds).
+    case spendNonce(issuer: String, nonce: String, expiresAt: Int64, time: Int64)
 }

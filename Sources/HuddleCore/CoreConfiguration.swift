@@ -75,6 +75,14 @@ public struct CoreConfiguration: Sendable {
     /// How often `tick` forgets expired results of users who made no keyed write since.
     public var keptResultSweepMilliseconds: Int64 = 60 * 60_000
 
+    // Identities.
+    /// Identities one account may link.
+    public var maxIdentitiesPerUser = 10
+    /// ID-token nonces kept spent (each until its token's `exp`): beyond it, sign-ins with a
+    /// nonce are refused `busy` until tokens expire. Every core replaying the log must use the same.
+    public var maxSpentNonces = 100_000
+    public var spentNoncesRetryMilliseconds: Int64 = 60_000
+
     public init() {}
 
     func historyLimit(for namespace: ChannelNamespace) -> HistoryLimit {

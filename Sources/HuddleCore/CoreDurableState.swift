@@ -27,6 +27,8 @@ public struct CoreDurableState: Sendable, Equatable {
     public internal(set) var photos = PhotoOwnership()
     // Keyed writes.
     public internal(set) var keptResults = KeptResults()
+    // Identities.
+    public internal(set) var identities = Identities()
 
     public init() {}
 }
@@ -53,6 +55,8 @@ extension CoreDurableState: PersistedValue {
             ("photos", photos.persisted),
             // Keyed writes.
             ("keptResults", keptResults.persisted),
+            // Identities: left out while there are none, so a state without any encodes as before.
+            ("identities", identities.isEmpty ? nil : identities.persisted),
         ])
     }
 
@@ -75,5 +79,7 @@ extension CoreDurableState: PersistedValue {
         photos = try f.optional("photos") ?? PhotoOwnership()
         // Keyed writes.
         keptResults = try f.optional("keptResults") ?? KeptResults()
+        // Identities.
+        identities = try f.optional("identities") ?? Identities()
     }
 }

@@ -7,6 +7,8 @@ extension CoreReply: PersistedValue {
         switch self {
         case .failure(let error):
             .variant("failure", [("_0", error.persisted)])
+        case .identities(let identities):
+            .variant("identities", [("_0", identities.persisted)])
         case .account(let user, let expiresAt, let isNewSession):
             .variant("account", [("user", user.persisted), ("expiresAt", expiresAt.persisted), ("isNewSession", isNewSession.persisted)])
         case .revoked(let count):
@@ -92,6 +94,7 @@ extension CoreReply: PersistedValue {
         let f = variant.fields
         switch variant.name {
         case "failure": self = .failure(try f("_0"))
+        case "identities": self = .identities(try f("_0"))
         case "account": self = .account(user: try f("user"), expiresAt: try f("expiresAt"), isNewSession: try f("isNewSession"))
         case "revoked": self = .revoked(count: try f("count"))
         case "subscribed":

@@ -6,6 +6,8 @@ import HuddleProtocol
 /// `CoreReply+Persisted` spells them.
 public indirect enum CoreReply: Sendable, Equatable {
     case failure(CoreError)
+    /// `identities`, `identity_link`, `identity_unlink`: the account's identities, oldest first.
+    case identities([LinkedIdentity])
     /// signup and login (`isNewSession`: the server adds the token it generated), auth, whoami.
     case account(user: UserInfo, expiresAt: Int64, isNewSession: Bool)
     case revoked(count: Int)

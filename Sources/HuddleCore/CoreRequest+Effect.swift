@@ -44,6 +44,11 @@ extension Operation {
             .write
         case .memories, .memory:
             .pagedRead
+        // Identities.
+        case .identitySignIn, .identityLink, .identityUnlink, .appAuth:
+            .write
+        case .identities:
+            .read
         }
     }
 }
@@ -67,6 +72,8 @@ extension CoreRequestBody {
             .write
         case .presenceElsewhere, .nodeGone, .localTick:
             .read
+        case .identityVerified:
+            .write
         }
     }
 }
@@ -91,7 +98,7 @@ extension CoreRequest {
 
     public var replyRoute: ReplyRoute {
         switch body {
-        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser:
+        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser, .identityVerified:
             switch (connection, requestID) {
             case (let ref?, let id?): .connection(ref, requestID: id)
             case (nil, let id?): .api(requestID: id)
@@ -111,7 +118,7 @@ extension CoreRequest {
     /// reply), and for HTTP API and photo requests, which have no connection the core knows.
     public var sender: (connection: ConnectionRef, requestID: String)? {
         switch body {
-        case .operation, .beginSignUp, .beginLogin, .authenticate:
+        case .operation, .beginSignUp, .beginLogin, .authenticate, .identityVerified:
             guard let connection, let requestID else { return nil }
             return (connection, requestID)
         case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
@@ -124,6 +131,7 @@ extension CoreRequest {
     public var isSignIn: Bool {
         switch body {
         case .beginLogin, .authenticate: true
+        case .identityVerified(let proof): proof.purpose != .link
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
              .presenceElsewhere, .nodeGone, .localTick:

@@ -98,6 +98,8 @@ extension CoreRequestBody {
             return [("kind", .string("node_gone")), ("node", .string(node))]
         case .localTick:
             return [("kind", .string("local_tick"))]
+        case let .identityVerified(proof):
+            return [("kind", .string("identity_verified"))] + Self.fields(of: proof) + Self.fields(of: proof.session)
         }
     }
 
@@ -172,9 +174,63 @@ extension CoreRequestBody {
             self = .nodeGone(node: node)
         case "local_tick":
             self = .localTick
+        case "identity_verified":
+            guard let session = session(), let proof = Self.proof(f, session: session) else { return nil }
+            self = .identityVerified(proof)
         default:
             return nil  // "operation" travels as a wire request, not as a body
         }
+    }
+
+    private static func fields(of proof: IdentityProof) -> [(String, JSONValue)] {
+        var fields: [(String, JSONValue)]
+        switch proof.purpose {
+        case .signIn(let username): fields = [("purpose", .string("sign_in")), ("username", username.map(JSONValue.string) ?? .null)]
+        case .link: fields = [("purpose", .string("link"))]
+        case .appAuth: fields = [("purpose", .string("app_auth"))]
+        }
+        if let identity = proof.identity {
+            fields += [
+                ("issuer", .string(identity.issuer)), ("subject", .string(identity.subject)),
+                ("email", identity.email.map(JSONValue.string) ?? .null),
+                ("proposed_username", identity.proposedUsername.map(JSONValue.string) ?? .null),
+                ("nonce", identity.nonce.map(JSONValue.string) ?? .null), ("token_expires_at", .integer(identity.expiresAt)),
+            ]
+        }
+        if let refusal = proof.refusal {
+            fields += [("refusal_code", .string(refusal.code.rawValue)), ("refusal_message", .string(refusal.message))]
+            if let wait = refusal.retryAfterMilliseconds { fields.append(("refusal_retry_after_ms", .integer(Int(wait)))) }
+        }
+        return fields
+    }
+
+    private static func proof(_ f: JSONValue, session: NewSession) -> IdentityProof? {
+        func optionalString(_ key: String) -> String?? {
+            guard let value = f[key], value != .null else { return .some(nil) }
+            return value.stringValue.map { .some($0) } ?? nil
+        }
+        let purpose: IdentityProof.Purpose
+        switch f["purpose"]?.stringValue {
+        case "sign_in":
+            guard let username = optionalString("username") else { return nil }
+            purpose = .signIn(username: username)
+        case "link": purpose = .link
+        case "app_auth": purpose = .appAuth
+        default: return nil
+        }
+        var identity: VerifiedIdentity?
+        if let issuer = f["issuer"]?.stringValue {
+            guard let subject = f["subject"]?.stringValue, let email = optionalString("email"), let proposed = optionalString("proposed_username"),
+                let nonce = optionalString("nonce"), let expiresAt = f["token_expires_at"]?.int64Value
+            else { return nil }
+            identity = VerifiedIdentity(issuer: issuer, subject: subject, email: email, proposedUsername: proposed, nonce: nonce, expiresAt: expiresAt)
+        }
+        var refusal: CoreError?
+        if let code = f["refusal_code"]?.stringValue {
+            guard let known = CoreErrorCode(rawValue: code), let message = f["refusal_message"]?.stringValue else { return nil }
+            refusal = CoreError(known, message, retryAfterMilliseconds: f["refusal_retry_after_ms"]?.int64Value)
+        }
+        return IdentityProof(purpose: purpose, identity: identity, refusal: refusal, session: session)
     }
 
     private static func fields(of session: NewSession) -> [(String, JSONValue)] {

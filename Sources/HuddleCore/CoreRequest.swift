@@ -106,4 +106,10 @@ public enum CoreRequestBody: Sendable, Equatable {
     /// expired, throttle purges), for a node not holding the ticker lease: the durable part
     /// (purges, trims) reaches it as the ticker's commands.
     case localTick
+
+    // Identities.
+
+    /// An `identity_signin`, `identity_link` or `app_auth` whose token the server verified off
+    /// the core thread (or refused: the proof's `refusal` is the reply).
+    case identityVerified(IdentityProof)
 }

@@ -69,6 +69,9 @@ extension HuddleCore {
             nodeGone(node, into: &step)
         case .localTick:
             tickLocally(at: time, into: &step)
+        case let .identityVerified(proof):
+            guard let connection, let requestID else { break }
+            identityVerified(connection, requestID: requestID, proof, at: time, into: &step)
         }
         return step
     }
@@ -88,7 +91,7 @@ extension HuddleCore {
         into step: inout CoreStep
     ) {
         switch operation {
-        case .ping, .signup, .login, .auth:
+        case .ping, .signup, .login, .auth, .identitySignIn, .identityLink, .appAuth:
             // The server answers these itself (it hashes passwords and tokens; the core never does).
             fail(connection, requestID, CoreError(.badRequest, "\(operation.name) is answered by the server"), into: &step)
         case let .logout(all):
@@ -181,6 +184,11 @@ extension HuddleCore {
             updateMemoryPoint(connection, requestID: requestID, memory: memory, point: point, MemoryPointFields(arguments), at: time, into: &step)
         case let .pointDelete(memory, point):
             deleteMemoryPoint(connection, requestID: requestID, memory: memory, point: point, at: time, into: &step)
+        // Identities.
+        case let .identityUnlink(issuer, subject):
+            unlinkIdentity(connection, requestID: requestID, issuer: issuer, subject: subject, at: time, into: &step)
+        case .identities:
+            listIdentities(connection, requestID: requestID, into: &step)
         }
     }
 }

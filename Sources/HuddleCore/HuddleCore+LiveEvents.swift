@@ -83,6 +83,9 @@ extension HuddleCore {
             announceMemoryChange(.pointDeleted(memory.shown(), point: point), to: owner, into: &step)
         case .addPhotoOwner, .keepResult, .forgetKeptResults:
             break
+        // Identities.
+        case .createIdentityAccount, .linkIdentity, .unlinkIdentity, .spendNonce:
+            break
         }
     }
 

@@ -168,6 +168,18 @@ public final class HuddleCore {
                 limit: configuration.keptResultsPerUser, window: configuration.keptResultMilliseconds)
         case let .forgetKeptResults(before, _):
             durableState.keptResults.forget(before: before)
+
+        // Identities.
+        case let .createIdentityAccount(username, email, identity, time):
+            durableState.accounts.insert(UserRecord(username: username, email: email, credentials: nil, createdAt: time))
+            usernames.insert(username)
+            durableState.identities.link(identity, to: username)
+        case let .linkIdentity(username, identity, _):
+            durableState.identities.link(identity, to: username)
+        case let .unlinkIdentity(username, issuer, subject, _):
+            durableState.identities.unlink(IdentityKey(issuer: issuer, subject: subject), of: username)
+        case let .spendNonce(issuer, nonce, expiresAt, time):
+            durableState.identities.spend(nonce: nonce, issuer: issuer, until: expiresAt, at: time, bound: configuration.maxSpentNonces)
         }
         return stored
     }

@@ -35,11 +35,11 @@ extension SessionRecord: PersistedValue {
 
 extension UserRecord: PersistedValue {
     var persisted: JSONValue {
-        .record([("username", username.persisted), ("email", email.persisted), ("credentials", credentials.persisted), ("createdAt", createdAt.persisted)])
+        .record([("username", username.persisted), ("email", email.persisted), ("credentials", credentials?.persisted), ("createdAt", createdAt.persisted)])
     }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "UserRecord")
-        self.init(username: try f("username"), email: try f("email"), credentials: try f("credentials"), createdAt: try f("createdAt"))
+        self.init(username: try f("username"), email: try f("email"), credentials: try f.optional("credentials"), createdAt: try f("createdAt"))
     }
 }
 

@@ -80,6 +80,16 @@ public enum Operation: Sendable, Equatable {
     /// At least one field given.
     case pointUpdate(memory: UInt64, point: UInt64, MemoryPointArguments)
     case pointDelete(memory: UInt64, point: UInt64)
+
+    // Identities.
+    /// An OpenID Connect ID token; `username` for a first sign-in (else one is proposed from the token).
+    case identitySignIn(token: String, nonce: String?, username: String?, device: String?)
+    /// Links the ID token's identity to the signed-in account.
+    case identityLink(token: String, nonce: String?)
+    case identityUnlink(issuer: String, subject: String)
+    case identities
+    /// A JWT signed by the app's backend naming the user (`sub`).
+    case appAuth(token: String, device: String?)
     /// Whether the op takes a `client_id` (`KeyedWrites`).
     public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
@@ -136,6 +146,12 @@ public enum Operation: Sendable, Equatable {
         case .pointAdd: return "point_add"
         case .pointUpdate: return "point_update"
         case .pointDelete: return "point_delete"
+        // Identities.
+        case .identitySignIn: return "identity_signin"
+        case .identityLink: return "identity_link"
+        case .identityUnlink: return "identity_unlink"
+        case .identities: return "identities"
+        case .appAuth: return "app_auth"
         }
     }
 }

@@ -189,6 +189,19 @@ public enum RequestDecoder {
             return try pointUpdate(arguments)
         case "point_delete":
             return .pointDelete(memory: try memoryIdentifier(arguments, "memory"), point: try memoryIdentifier(arguments, "point"))
+        // Identities.
+        case "identity_signin":
+            return .identitySignIn(
+                token: try arguments.string("token"), nonce: try arguments.optionalString("nonce"),
+                username: try arguments.optionalString("username"), device: try arguments.device())
+        case "identity_link":
+            return .identityLink(token: try arguments.string("token"), nonce: try arguments.optionalString("nonce"))
+        case "identity_unlink":
+            return .identityUnlink(issuer: try arguments.string("issuer"), subject: try arguments.string("subject"))
+        case "identities":
+            return .identities
+        case "app_auth":
+            return .appAuth(token: try arguments.string("token"), device: try arguments.device())
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"

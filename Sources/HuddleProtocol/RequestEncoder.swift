@@ -95,6 +95,18 @@ public enum RequestEncoder {
             return [("memory", .integer(memory)), ("point", .integer(point))] + self.point(fields)
         case let .pointDelete(memory, point):
             return [("memory", .integer(memory)), ("point", .integer(point))]
+        // Identities.
+        case let .identitySignIn(token, nonce, username, device):
+            return [("token", .string(token))] + optional("nonce", nonce.map(JSONValue.string))
+                + optional("username", username.map(JSONValue.string)) + optional("device", device.map(JSONValue.string))
+        case let .identityLink(token, nonce):
+            return [("token", .string(token))] + optional("nonce", nonce.map(JSONValue.string))
+        case let .identityUnlink(issuer, subject):
+            return [("issuer", .string(issuer)), ("subject", .string(subject))]
+        case .identities:
+            return []
+        case let .appAuth(token, device):
+            return [("token", .string(token))] + optional("device", device.map(JSONValue.string))
         }
     }
 

@@ -37,6 +37,9 @@ final class CoreRunner: @unchecked Sendable {
     /// Cluster mode's global presence: this node's users online, told to the others, and
     /// theirs submitted here. Set before the thread starts.
     var presenceRegistry: RedisPresenceRegistry?
+    /// Verifies ID tokens and app tokens off the core; nil when no issuer and no app key is
+    /// configured. Set before the thread starts.
+    var identitySignIns: IdentitySignIns?
     /// Cluster mode's snapshots in the shared directory, written between turns by the node that
     /// holds the snapshotter lease. Set before the thread starts.
     var clusterSnapshots: ClusterSnapshots?

@@ -289,6 +289,16 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         case .auth(let token):
             _ = session.replies.forward(id)
             runner.submit(CoreRequest(connection: ref, requestID: id, .authenticate(tokenHash: SessionToken.hash(token))), op: op)
+        // Identities: the token is verified off the loop, then the core decides.
+        case .identitySignIn(let token, let nonce, let username, let device):
+            session.pendingSignIn = session.replies.forward(id)
+            runner.verifyIdentity(.idToken(token, nonce: nonce), for: .signIn(username: username), ref: ref, requestID: id, op: op, device: device, peer: connection.peer)
+        case .identityLink(let token, let nonce):
+            _ = session.replies.forward(id)
+            runner.verifyIdentity(.idToken(token, nonce: nonce), for: .link, ref: ref, requestID: id, op: op, device: nil, peer: connection.peer)
+        case .appAuth(let token, let device):
+            session.pendingSignIn = session.replies.forward(id)
+            runner.verifyIdentity(.appToken(token), for: .appAuth, ref: ref, requestID: id, op: op, device: device, peer: connection.peer)
         default:
             _ = session.replies.forward(id)
             runner.submit(CoreRequest(request, on: ref), op: op)

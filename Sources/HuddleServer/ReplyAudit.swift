@@ -75,7 +75,7 @@ extension CoreRequest {
         case .signUp, .finishLogin: true
         case .operation, .beginSignUp, .beginLogin, .authenticate, .serverPublish, .disconnectUser, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
-             .presenceElsewhere, .nodeGone, .localTick:
+             .presenceElsewhere, .nodeGone, .localTick, .identityVerified:
             false
         }
     }

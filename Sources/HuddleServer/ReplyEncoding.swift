@@ -39,6 +39,8 @@ enum ReplyEncoding {
         switch reply {
         case .failure:
             return .empty
+        case .identities(let identities):
+            return .identities(identities)
         case .account(let user, let expiresAt, _):
             return .session(AccountSession(user: user, token: token, expiresAt: expiresAt))
         case .revoked(let count):

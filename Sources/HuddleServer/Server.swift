@@ -104,6 +104,10 @@ public final class Server {
         runner.attach(endpoints)
         let pushGateway = try configuration.push.webhook.map { try PushGateway(webhook: $0, settings: configuration.push, metrics: metrics.push, logger: logger) }
         runner.pushGateway = pushGateway
+        let identitySignIns = try configuration.identity.isEnabled ? IdentitySignIns(
+            verifier: IdentityVerifier(settings: configuration.identity, metrics: metrics.identity, download: JWKSDownload.get),
+            threads: 1, sessionTTLMilliseconds: Int64(configuration.sessionTTLMilliseconds), logger: logger) : nil
+        runner.identitySignIns = identitySignIns
         for (context, endpoint) in zip(contexts, endpoints) {
             context.addEndpoint(endpoint, path: "/v1")
             context.photoAPI = PhotoAPI(runner: runner, endpoint: endpoint, context: context, store: photoStore, workers: photoWorkers, uploads: photoUploads)
@@ -159,6 +163,7 @@ public final class Server {
         runner.stop(deadline: deadline)
         pushGateway?.join()
         photoWorkers.stop()
+        identitySignIns?.stop()
         logger.notice("stopped")
         // Not a return: that would free the state object by object (a million publications,
         // hundreds of ms on a busy machine: past the exit budget) for a process about to end.

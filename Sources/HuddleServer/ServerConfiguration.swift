@@ -103,5 +103,9 @@ public struct ServerConfiguration: Sendable {
     /// Seconds between the info-level activity summary lines; 0 = none.
     public var summaryIntervalMilliseconds: Int = 60_000
 
+    // Identities.
+    /// Identity providers (OpenID Connect) and app-backend tokens; none by default.
+    public var identity = IdentitySettings()
+
     public init() {}
 }

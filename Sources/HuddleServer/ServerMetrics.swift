@@ -64,6 +64,7 @@ final class ServerMetrics: Sendable {
     let push = PushMetrics()
     let photoUploads: PhotoUploads
     let passwordHashes = PasswordHashMetrics()
+    let identity = IdentityMetrics()
     let clusterSnapshots = ClusterSnapshotMetrics()
     /// Bytes of requests held (decompressed) behind sign-ins still being decided, all
     /// connections together: a gauge, and the server-wide bound's running total.
@@ -183,6 +184,7 @@ final class ServerMetrics: Sendable {
         text += push.prometheusText()
         text += photoUploads.prometheusText()
         text += passwordHashes.prometheusText()
+        text += identity.prometheusText()
         text += clusterSnapshots.prometheusText()
         text += cluster?.prometheusText() ?? ""
         text += "# HELP huddle_signin_held_bytes Bytes of requests waiting behind sign-ins still being decided.\n"

@@ -136,6 +136,21 @@ struct Serve: ParsableCommand {
     var sharedDir: String?
     @Option(help: "Cluster mode: replicas that must have a turn's log entry before its replies say ok (WAIT, 1 s; unavailable when short); 0 = off.")
     var redisWaitReplicas: Int = 0
+    // Identities.
+    @Option(help: "An OpenID Connect provider whose ID tokens sign in (identity_signin): 'issuer=ISS;audience=CLIENT_ID[,CLIENT_ID…];jwks=FILE-OR-URL'. Repeat for several.")
+    var oidcIssuer: [String] = []
+    @Option(help: "Seconds between reloads of an issuer's JWKS when a token names an unknown key id (a rotation); 0 = at every such token.")
+    var oidcKeyRefreshInterval: Int = 30
+    @Option(help: "The HS256 secret (32+ bytes) app-backend tokens are signed with (app_auth); or HUDDLE_APP_TOKEN_SECRET, or a file.")
+    var appTokenSecret: String?
+    @Option(help: "File holding the HS256 secret app-backend tokens are signed with (a final newline is dropped), instead of --app-token-secret.")
+    var appTokenSecretFile: String?
+    @Option(help: "PEM public key (RSA: RS256, P-256: ES256) app-backend tokens are signed with, instead of an HS256 secret.")
+    var appTokenPublicKey: String?
+    @Option(help: "The iss app-backend tokens must carry (default: not checked); their identities are filed under it (default: app).")
+    var appTokenIssuer: String?
+    @Option(help: "The aud app-backend tokens must carry (default: not checked).")
+    var appTokenAudience: String?
 
     func validate() throws {
         if tlsPort != nil && (tlsCert == nil || tlsKey == nil) {
@@ -188,6 +203,8 @@ struct Serve: ParsableCommand {
         guard maxUploadsPerUser > 0, maxUploads > 0, photoUploadTimeout > 0, photoQuota > 0 else {
             throw ValidationError("--max-uploads-per-user, --max-uploads, --photo-upload-timeout and --photo-quota must be positive")
         }
+        // Identities.
+        _ = try identitySettings()
         try validateCluster()
         // Last: the checks that look at files and resolve the host.
         try validateStartConditions()
@@ -246,6 +263,8 @@ struct Serve: ParsableCommand {
         config.maxUploads = maxUploads
         config.photoUploadTimeoutMilliseconds = photoUploadTimeout * 1000
         config.core.photoQuotaBytes = photoQuota
+        // Identities.
+        config.identity = (try? identitySettings()) ?? IdentitySettings()
         // Cluster mode.
         if let redis, let endpoint = try? RedisEndpoint(url: redis), let sharedDir {
             config.cluster = ClusterSettings(redis: endpoint, nodeName: nodeName ?? Self.defaultNodeName(port: port), sharedDirectory: sharedDir)

@@ -40,6 +40,15 @@ import Testing
         CoreRequest(.presenceElsewhere(user: "alice", node: "node-2", online: true)),
         CoreRequest(.nodeGone(node: "node-2")),
         CoreRequest(.localTick),
+        CoreRequest(connection: alice, requestID: "9", .identityVerified(IdentityProof(
+            purpose: .signIn(username: "Alice"),
+            identity: VerifiedIdentity(issuer: "https://idp.test", subject: "s-1", email: "a@example.com", proposedUsername: nil, nonce: "n", expiresAt: 5),
+            refusal: nil, session: session))),
+        CoreRequest(connection: alice, requestID: "9", .identityVerified(IdentityProof(
+            purpose: .appAuth, identity: nil, refusal: CoreError(.busy, "busy", retryAfterMilliseconds: 1_000), session: NewSession(tokenHash: [], expiresAt: 0)))),
+        CoreRequest(connection: alice, requestID: "9", .identityVerified(IdentityProof(
+            purpose: .link, identity: VerifiedIdentity(issuer: "app", subject: "bob", email: nil, proposedUsername: "bob", nonce: nil, expiresAt: .max),
+            refusal: nil, session: NewSession(tokenHash: [], expiresAt: 0)))),
     ]
 
     @Test(arguments: samples) func readingWhatWasWrittenGivesTheRequestBack(_ request: CoreRequest) {

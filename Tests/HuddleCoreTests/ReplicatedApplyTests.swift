@@ -202,6 +202,17 @@ import Testing
         nodes.step(.reportRegion(alice, requestID: "r", placeID: 1, entered: false, time: nodes.a.time))
         nodes.step(.removePlace(alice, requestID: "pr", id: 1))
 
+        // Identities: an account made by a sign-in (with a nonce), a link, an unlink.
+        let identity = { (subject: String, nonce: String?) in
+            VerifiedIdentity(issuer: "https://idp.test", subject: subject, email: nil, proposedUsername: nil, nonce: nonce, expiresAt: nodes.a.time + 600_000)
+        }
+        let dora = nodes.a.connect()
+        nodes.step(CoreRequest(connection: dora, requestID: "i", .identityVerified(IdentityProof(
+            purpose: .signIn(username: "dora"), identity: identity("d-1", "n-1"), refusal: nil, session: nodes.a.newSession()))))
+        nodes.step(CoreRequest(connection: dora, requestID: "i", .identityVerified(IdentityProof(
+            purpose: .link, identity: identity("d-2", nil), refusal: nil, session: nodes.a.newSession()))))
+        nodes.step(CoreRequest(connection: dora, requestID: "u", .operation(.identityUnlink(issuer: "https://idp.test", subject: "d-1"))))
+
         // Logouts: one device, then every device of a user.
         nodes.step(.logout(alicePhone, requestID: "o", all: false))
         nodes.step(.logout(carol, requestID: "o", all: true))

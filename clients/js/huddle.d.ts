@@ -97,6 +97,7 @@ export declare function makeClientId(): string;
 
 type Key = { clientId?: string | null };
 type Session = { user: User; token: string; expires_at: number };
+type LinkedIdentity = { issuer: string; subject: string; linked_at: number };
 type SubscribeResult = {
   channel: string; epoch: string; offset: number; recovered?: boolean;
   publications: Omit<PublicationEvent, 'event' | 'channel' | 'epoch'>[];
@@ -125,6 +126,12 @@ export declare class HuddleClient {
   auth(token: string): Promise<{ user: User; expires_at: number }>;
   logout(options?: { all?: boolean }): Promise<{ revoked: number }>;
   whoami(): Promise<{ user: User; expires_at: number }>;
+
+  identitySignIn(args: { token: string; nonce?: string; username?: string; device?: string }): Promise<Session>;
+  appAuth(args: { token: string; device?: string }): Promise<Session>;
+  identityLink(args: { token: string; nonce?: string }): Promise<{ identities: LinkedIdentity[] }>;
+  identityUnlink(issuer: string, subject: string): Promise<{ identities: LinkedIdentity[] }>;
+  identities(): Promise<{ identities: LinkedIdentity[] }>;
 
   subscribe(channel: string, options?: { since?: Position }): Promise<SubscribeResult>;
   unsubscribe(channel: string): Promise<{}>;

@@ -543,6 +543,26 @@ export class HuddleClient {
   }
   whoami() { return this.request('whoami'); }
 
+  // ---- identities ----
+
+  /** `identity_signin` with an OpenID Connect ID token: `{ token, nonce?, username?, device? }`. */
+  identitySignIn(args) { return this.request('identity_signin', args).then((r) => this.signedIn(r)); }
+  /** `app_auth` with a token the app's backend signed: `{ token, device? }`. */
+  appAuth(args) { return this.request('app_auth', args).then((r) => this.signedIn(r)); }
+  identityLink(args) { return this.request('identity_link', args); }
+  identityUnlink(issuer, subject) { return this.request('identity_unlink', { issuer, subject }); }
+  identities() { return this.request('identities', {}, { resend: true }); }
+
+  // ---- identities ----
+
+  /** `identity_signin` with an OpenID Connect ID token: `{ token, nonce?, username?, device? }`. */
+  identitySignIn(args) { return this.request('identity_signin', args).then((r) => this.signedIn(r)); }
+  /** `app_auth` with a token the app's backend signed: `{ token, device? }`. */
+  appAuth(args) { return this.request('app_auth', args).then((r) => this.signedIn(r)); }
+  identityLink(args) { return this.request('identity_link', args); }
+  identityUnlink(issuer, subject) { return this.request('identity_unlink', { issuer, subject }); }
+  identities() { return this.request('identities', {}, { resend: true }); }
+
   // ---- channels ----
 
   publish(channel, data, { type, clientId } = {}) {

@@ -38,6 +38,8 @@ public indirect enum ReplyResult: Sendable, Equatable {
     case memory(Memory)
     case memories([Memory])
     case memoryPoint(memory: UInt64, MemoryPoint)
+    /// `identities`, `identity_link`, `identity_unlink`: the account's identities, oldest first.
+    case identities([LinkedIdentity])
     /// A keyed write's first result sent again to its retry (protocol.md, "Retries"), marked
     /// `"duplicate": true`.
     case duplicate(ReplyResult)
@@ -74,6 +76,7 @@ public indirect enum ReplyResult: Sendable, Equatable {
         case .memory(let memory): return .object([("memory", memory.json)])
         case .memories(let memories): return .object([("memories", .array(memories.map(\.json)))])
         case .memoryPoint(let memory, let point): return .object([("memory", .integer(memory)), ("point", point.json)])
+        case .identities(let identities): return .object([("identities", .array(identities.map(\.json)))])
         case .duplicate(let first):
             guard case .object(let members) = first.json else { return first.json }
             return .object(members + [("duplicate", .bool(true))])
@@ -115,6 +118,7 @@ public indirect enum ReplyResult: Sendable, Equatable {
             { .memory(try memory(in: $0)) },
             { .memories(try memories(in: $0)) },
             { let (memory, point) = try memoryPoint(in: $0); return .memoryPoint(memory: memory, point) },
+            { .identities(try LinkedIdentity.list(in: $0)) },
         ]
         var found: [ReplyResult] = []
         for reading in readings {
