@@ -89,6 +89,13 @@ extension CoreCommand: PersistedValue {
             ])
         case .forgetKeptResults(let before, let time):
             .variant("forgetKeptResults", [("before", before.persisted), ("time", time.persisted)])
+        // Profiles and sessions.
+        case .setProfile(let user, let displayName, let avatar, let time):
+            .variant("setProfile", [
+                ("user", user.persisted), ("displayName", displayName?.persisted), ("avatar", avatar?.persisted), ("time", time.persisted),
+            ])
+        case .seeSession(let username, let tokenHash, let time):
+            .variant("seeSession", [("username", username.persisted), ("tokenHash", tokenHash.persisted), ("time", time.persisted)])
         }
     }
 
@@ -176,6 +183,11 @@ extension CoreCommand: PersistedValue {
             self = .keepResult(user: try f("user"), op: try f("op"), clientID: try f("clientID"), reply: try f("reply"), time: try f("time"))
         case "forgetKeptResults":
             self = .forgetKeptResults(before: try f("before"), time: try f("time"))
+        // Profiles and sessions.
+        case "setProfile":
+            self = .setProfile(user: try f("user"), displayName: try f.optional("displayName"), avatar: try f.optional("avatar"), time: try f("time"))
+        case "seeSession":
+            self = .seeSession(username: try f("username"), tokenHash: try f("tokenHash"), time: try f("time"))
         default:
             throw variant.unknown()
         }

@@ -97,4 +97,11 @@ public enum CoreCommand: Sendable, Equatable {
     case keepResult(user: Username, op: String, clientID: String, reply: CoreReply, time: Int64)
     /// Every kept result older than `before` is forgotten; emitted by `tick`.
     case forgetKeptResults(before: Int64, time: Int64)
+
+    // Profiles and sessions.
+    /// The user's whole profile now (nil: unset); the avatar is a photo the user owned then.
+    case setProfile(user: Username, displayName: String?, avatar: String?, time: Int64)
+    /// A sign-in used the session at `time` (its last seen); logged at most once per session
+    /// per `CoreConfiguration.sessionSeenIntervalMilliseconds`.
+    case seeSession(username: Username, tokenHash: [UInt8], time: Int64)
 }

@@ -75,6 +75,10 @@ public struct CoreConfiguration: Sendable {
     /// How often `tick` forgets expired results of users who made no keyed write since.
     public var keptResultSweepMilliseconds: Int64 = 60 * 60_000
 
+    /// Sessions (protocol.md, "Sessions"): an `auth` logs the session's new last seen only when
+    /// the one recorded is older than this, so reconnecting clients cost the log little.
+    public var sessionSeenIntervalMilliseconds: Int64 = 60 * 60_000
+
     public init() {}
 
     func historyLimit(for namespace: ChannelNamespace) -> HistoryLimit {

@@ -27,6 +27,8 @@ public struct CoreDurableState: Sendable, Equatable {
     public internal(set) var photos = PhotoOwnership()
     // Keyed writes.
     public internal(set) var keptResults = KeptResults()
+    // Profiles.
+    public internal(set) var profiles = Profiles()
 
     public init() {}
 }
@@ -53,6 +55,8 @@ extension CoreDurableState: PersistedValue {
             ("photos", photos.persisted),
             // Keyed writes.
             ("keptResults", keptResults.persisted),
+            // Profiles: written only once someone has one, so a state without any encodes as before.
+            ("profiles", profiles.count == 0 ? nil : profiles.persisted),
         ])
     }
 
@@ -75,5 +79,7 @@ extension CoreDurableState: PersistedValue {
         photos = try f.optional("photos") ?? PhotoOwnership()
         // Keyed writes.
         keptResults = try f.optional("keptResults") ?? KeptResults()
+        // Profiles.
+        profiles = try f.optional("profiles") ?? Profiles()
     }
 }

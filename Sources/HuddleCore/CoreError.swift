@@ -69,4 +69,7 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case tooManyPoints = "too_many_points"
     case tooManyPhotos = "too_many_photos"
     case photoQuotaExceeded = "photo_quota_exceeded"
+    // Profiles and sessions.
+    case invalidDisplayName = "invalid_display_name"
+    case sessionNotFound = "session_not_found"
 }

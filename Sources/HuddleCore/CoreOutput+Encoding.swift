@@ -55,6 +55,12 @@ extension CoreOutput: PersistedValue {
             .variant("memoryChanged", [("_0", change.persisted), ("to", to.persisted)])
         case .photoAccess(let caller, let access):
             .variant("photoAccess", [("caller", caller.persisted), ("_1", access.persisted)])
+        // Profiles.
+        case .profileChanged(let user, let profile, let time, let to):
+            .variant("profileChanged", [
+                ("user", user.persisted), ("displayName", profile.displayName?.persisted), ("avatar", profile.avatar?.persisted),
+                ("time", time.persisted), ("to", to.persisted),
+            ])
         }
     }
 
@@ -85,6 +91,11 @@ extension CoreOutput: PersistedValue {
         case "pushNotification": self = .pushNotification(try f("_0"))
         case "memoryChanged": self = .memoryChanged(try f("_0"), to: try f("to"))
         case "photoAccess": self = .photoAccess(caller: try f("caller"), try f("_1"))
+        // Profiles.
+        case "profileChanged":
+            self = .profileChanged(
+                user: try f("user"), UserProfile(displayName: try f.optional("displayName"), avatar: try f.optional("avatar")), time: try f("time"),
+                to: try f("to"))
         default: throw variant.unknown()
         }
     }

@@ -47,4 +47,9 @@ public enum CoreOutput: Sendable, Equatable {
     case memoryChanged(MemoryChange, to: [ConnectionRef])
     /// The answer to a photo request (`CoreRequest.authorizePhotoUpload` and the like).
     case photoAccess(caller: ConnectionRef, PhotoAccess)
+
+    // Profiles.
+    /// A `profile` event: `user`'s whole profile now, for the live connections of the user's
+    /// friends and the user's own, sorted.
+    case profileChanged(user: Username, UserProfile, time: Int64, to: [ConnectionRef])
 }

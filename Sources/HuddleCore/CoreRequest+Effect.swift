@@ -44,6 +44,11 @@ extension Operation {
             .write
         case .memories, .memory:
             .pagedRead
+        // Profiles and sessions.
+        case .profile, .sessions:
+            .read
+        case .profileSet, .sessionRevoke:
+            .write
         }
     }
 }
@@ -63,7 +68,7 @@ extension CoreRequestBody {
             .write
         case .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick:
             .read
-        case .expireActivities:
+        case .expireActivities, .recordSessionsSeen:
             .write
         case .presenceElsewhere, .nodeGone, .localTick:
             .read
@@ -100,7 +105,7 @@ extension CoreRequest {
             }
         case .authorizePhotoUpload(let caller, _, _), .recordPhoto(let caller, _, _, _), .authorizePhotoRead(let caller, _, _):
             .photo(caller: caller)
-        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
+        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick:
             .none
         }
     }
@@ -115,7 +120,7 @@ extension CoreRequest {
             guard let connection, let requestID else { return nil }
             return (connection, requestID)
         case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
-             .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
+             .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick:
             return nil
         }
     }
@@ -125,7 +130,7 @@ extension CoreRequest {
         switch body {
         case .beginLogin, .authenticate: true
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
-             .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
+             .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
              .presenceElsewhere, .nodeGone, .localTick:
             false
         }

@@ -92,6 +92,8 @@ extension CoreRequestBody {
             return [("kind", .string("tick"))]
         case .expireActivities:
             return [("kind", .string("expire_activities"))]
+        case .recordSessionsSeen:
+            return [("kind", .string("record_sessions_seen"))]
         case let .presenceElsewhere(user, node, online):
             return [("kind", .string("presence_elsewhere")), ("user", .string(user)), ("node", .string(node)), ("online", .bool(online))]
         case let .nodeGone(node):
@@ -164,6 +166,8 @@ extension CoreRequestBody {
             self = .tick
         case "expire_activities":
             self = .expireActivities
+        case "record_sessions_seen":
+            self = .recordSessionsSeen
         case "presence_elsewhere":
             guard let user = string("user"), let node = string("node"), let online = f["online"]?.boolValue else { return nil }
             self = .presenceElsewhere(user: user, node: node, online: online)

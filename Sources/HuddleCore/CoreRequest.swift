@@ -34,6 +34,7 @@ public struct CoreRequest: Sendable, Equatable {
 
     public static let tick = CoreRequest(.tick)
     public static let expireActivities = CoreRequest(.expireActivities)
+    public static let recordSessionsSeen = CoreRequest(.recordSessionsSeen)
 }
 
 /// What a request asks for: a client's op as the protocol decoded it, or one of the requests
@@ -94,6 +95,11 @@ public enum CoreRequestBody: Sendable, Equatable {
     /// writes the server holds it back (reads already treat such statuses as off), instead of
     /// making commands every tick that the log cannot take.
     case expireActivities
+    /// Periodic, with every `tick`, on every node: logs the last seen of the sessions this
+    /// node saw signing in or disconnecting, for those whose recorded one is older than
+    /// `CoreConfiguration.sessionSeenIntervalMilliseconds`. A write of its own, like
+    /// `expireActivities`, held back while storage refuses writes.
+    case recordSessionsSeen
 
     // Cluster mode.
 

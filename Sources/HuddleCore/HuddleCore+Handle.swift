@@ -63,6 +63,8 @@ extension HuddleCore {
             tick(at: time, into: &step)
         case .expireActivities:
             expireActivities(at: time, into: &step)
+        case .recordSessionsSeen:
+            recordSessionsSeen(at: time, into: &step)
         case let .presenceElsewhere(user, node, online):
             presenceElsewhere(user, on: node, online: online, into: &step)
         case let .nodeGone(node):
@@ -181,6 +183,15 @@ extension HuddleCore {
             updateMemoryPoint(connection, requestID: requestID, memory: memory, point: point, MemoryPointFields(arguments), at: time, into: &step)
         case let .pointDelete(memory, point):
             deleteMemoryPoint(connection, requestID: requestID, memory: memory, point: point, at: time, into: &step)
+        // Profiles and sessions.
+        case .profile:
+            readProfile(connection, requestID: requestID, into: &step)
+        case let .profileSet(displayName, avatar):
+            setProfile(connection, requestID: requestID, displayName: displayName, avatar: avatar, at: time, into: &step)
+        case .sessions:
+            listSessions(connection, requestID: requestID, into: &step)
+        case let .sessionRevoke(id):
+            revokeSession(connection, requestID: requestID, id: id, at: time, into: &step)
         }
     }
 }

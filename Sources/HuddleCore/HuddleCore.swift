@@ -35,6 +35,11 @@ public final class HuddleCore {
     var historyExpiries = HistoryExpiries()
     /// Derived from the durable accounts, for `user_search`.
     var usernames: UsernameIndex
+    /// Derived from the durable profiles, for `user_search`.
+    var displayNames: DisplayNameIndex
+    /// Sessions this node saw sign in or disconnect since `recordSessionsSeen` last logged them.
+    var sessionsSeen = SessionsSeen()
+    var nextSessionsSeenSweep: Int64 = .min
     /// When `tick` next forgets expired kept results (the first tick after a start does).
     var nextKeptResultSweep: Int64 = .min
 
@@ -50,6 +55,7 @@ public final class HuddleCore {
         friendRequestThrottle = FriendRequestThrottle(configuration: configuration)
         roomQuota = RoomQuota(configuration: configuration)
         usernames = UsernameIndex(state.accounts)
+        displayNames = DisplayNameIndex(state.profiles)
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
         scheduleEveryHistoryExpiry()
     }
@@ -63,6 +69,7 @@ public final class HuddleCore {
         sessionPurges = MinHeap<SessionPurge>()
         sessionExpiries = MinHeap<SessionPurge>()
         usernames = UsernameIndex(state.accounts)
+        displayNames = DisplayNameIndex(state.profiles)
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
         historyExpiries = HistoryExpiries()
         scheduleEveryHistoryExpiry()
@@ -168,6 +175,13 @@ public final class HuddleCore {
                 limit: configuration.keptResultsPerUser, window: configuration.keptResultMilliseconds)
         case let .forgetKeptResults(before, _):
             durableState.keptResults.forget(before: before)
+
+        // Profiles and sessions.
+        case let .setProfile(user, displayName, avatar, _):
+            displayNames.replace(durableState.profiles[user].displayName, with: displayName, of: user)
+            durableState.profiles.set(UserProfile(displayName: displayName, avatar: avatar), of: user)
+        case let .seeSession(username, tokenHash, time):
+            durableState.sessions.see(tokenHash, ownedBy: username, at: time)
         }
         return stored
     }

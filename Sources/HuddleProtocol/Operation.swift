@@ -80,6 +80,14 @@ public enum Operation: Sendable, Equatable {
     /// At least one field given.
     case pointUpdate(memory: UInt64, point: UInt64, MemoryPointArguments)
     case pointDelete(memory: UInt64, point: UInt64)
+
+    // Profiles and sessions.
+    case profile
+    /// Each nil when not given (unchanged); "" clears. At least one is given.
+    case profileSet(displayName: String?, avatar: String?)
+    case sessions
+    /// `id` as `sessions` lists it (not a token).
+    case sessionRevoke(id: String)
     /// Whether the op takes a `client_id` (`KeyedWrites`).
     public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
@@ -136,6 +144,11 @@ public enum Operation: Sendable, Equatable {
         case .pointAdd: return "point_add"
         case .pointUpdate: return "point_update"
         case .pointDelete: return "point_delete"
+        // Profiles and sessions.
+        case .profile: return "profile"
+        case .profileSet: return "profile_set"
+        case .sessions: return "sessions"
+        case .sessionRevoke: return "session_revoke"
         }
     }
 }

@@ -189,6 +189,15 @@ public enum RequestDecoder {
             return try pointUpdate(arguments)
         case "point_delete":
             return .pointDelete(memory: try memoryIdentifier(arguments, "memory"), point: try memoryIdentifier(arguments, "point"))
+        // Profiles and sessions.
+        case "profile":
+            return .profile
+        case "profile_set":
+            return try profileSet(arguments)
+        case "sessions":
+            return .sessions
+        case "session_revoke":
+            return .sessionRevoke(id: try arguments.string("session"))
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"

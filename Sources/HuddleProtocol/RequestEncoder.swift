@@ -95,6 +95,13 @@ public enum RequestEncoder {
             return [("memory", .integer(memory)), ("point", .integer(point))] + self.point(fields)
         case let .pointDelete(memory, point):
             return [("memory", .integer(memory)), ("point", .integer(point))]
+        // Profiles and sessions.
+        case .profile, .sessions:
+            return []
+        case let .profileSet(displayName, avatar):
+            return optional("display_name", displayName.map(JSONValue.string)) + optional("avatar", avatar.map(JSONValue.string))
+        case let .sessionRevoke(id):
+            return [("session", .string(id))]
         }
     }
 

@@ -70,6 +70,9 @@ extension CoreRunner {
             // Memories.
             case .memoryChanged:
                 break
+            // Profiles: the change was taken back.
+            case .profileChanged:
+                break
             case .photoAccess(let caller, _):
                 answerPhoto(caller, .storageUnavailable)
             case .closeConnections, .authFailed:

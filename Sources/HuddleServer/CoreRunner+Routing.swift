@@ -67,6 +67,9 @@ extension CoreRunner {
         case .photoAccess(let caller, let access):
             if case .refused(let error) = access { metrics.countError(error.code.rawValue) }
             answerPhoto(caller, .decided(access))
+        // Profiles.
+        case .profileChanged(let user, let profile, let time, let recipients):
+            fanOut(ServerEvent.profile(user: user, profile, time: time).message, to: recipients)
         }
         return 0
     }

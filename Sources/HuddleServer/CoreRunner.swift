@@ -228,6 +228,8 @@ final class CoreRunner: @unchecked Sendable {
         budgets.purge(now: MonotonicClock.milliseconds())
         metrics.budgetOwners.store(budgets.trackedOwnerCount, ordering: .relaxed)
         if decides { process(.expireActivities, op: nil, submitted: 0) }
+        // Every node: each logs the sessions it saw itself.
+        process(.recordSessionsSeen, op: nil, submitted: 0)
         releaseCaughtUpSignIns()  // those out of time
         guard let persistence else { return }  // cluster mode: writes come back with the writer
         do {

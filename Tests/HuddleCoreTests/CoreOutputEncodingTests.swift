@@ -58,6 +58,11 @@ import Testing
         .photoAccess(caller: bob, .stored(hash: "ab12", size: 1_048_576, newlyOwned: true)),
         .photoAccess(caller: bob, .readAllowed(hash: "ab12", size: 10)),
         .photoAccess(caller: bob, .refused(CoreError(.invalidToken, "unknown token"))),
+        .profileChanged(user: "alice", UserProfile(displayName: "Alice ☕", avatar: "ab12"), time: 5, to: [bob, alice]),
+        .profileChanged(user: "alice", UserProfile(), time: 6, to: [alice]),
+        .reply(alice, requestID: "5", .profile(user: "alice", UserProfile(displayName: "A"))),
+        .reply(alice, requestID: "6", .sessions([SessionEntry(id: "00ff", device: nil, createdAt: 1, lastSeenAt: 2, expiresAt: 3, connected: true, current: false)], total: 4)),
+        .feedEvent(.commented(post: 9, author: "alice", comment: FeedComment(id: 2, author: "bob", text: "x", time: 8, authorProfile: UserProfile(avatar: "ab12")), comments: 2), to: [alice]),
     ]
 
     /// Every case of `CoreOutput`, by name. The switch below has no `default:`, so a new case
@@ -65,6 +70,7 @@ import Testing
     enum Case: CaseIterable {
         case reply, deliver, typing, presenceChanged, localPresence, verifyPassword, hashNewPassword, closeConnections, sessionAccepted, authFailed, feedEvent
         case pushNotification, memoryChanged, photoAccess
+        case profileChanged
 
         init(_ output: CoreOutput) {
             switch output {
@@ -82,6 +88,7 @@ import Testing
             case .pushNotification: self = .pushNotification
             case .memoryChanged: self = .memoryChanged
             case .photoAccess: self = .photoAccess
+            case .profileChanged: self = .profileChanged
             }
         }
     }

@@ -85,6 +85,11 @@ import Testing
                 step(.deleteMemoryPoint(alice, requestID: "pd", memory: 1, point: 2))
                 step(.createMemory(connections["bob"]!, requestID: "mc", MemoryFields(title: "Porto", date: "2025-07-01")))
                 step(.deleteMemory(connections["bob"]!, requestID: "md", memory: 2))
+                // Profiles: alice's name and avatar, one changed, bob's set and cleared.
+                step(.setProfile(alice, requestID: "ps", displayName: "Alice ☕", avatar: photo))
+                step(.setProfile(alice, requestID: "ps", displayName: "Alice", avatar: nil))
+                step(.setProfile(connections["bob"]!, requestID: "ps", displayName: "Bob", avatar: nil))
+                step(.setProfile(connections["bob"]!, requestID: "ps", displayName: "", avatar: nil))
             }
             if round == 40 {
                 // bob logs in on a second device, logs the first out, and fails a login once.
@@ -101,6 +106,16 @@ import Testing
                 step(.disconnectUser(requestID: "d", username: "carol"))
                 connections["carol"] = harness.connectSignedIn(with: sessions["carol"]!)
                 step(.tick)
+                // Sessions: carol's last seen, an hour on, is logged; she logs in on a second
+                // device and revokes that session by its id from the first.
+                harness.advance(CoreConfiguration().sessionSeenIntervalMilliseconds)
+                step(.authenticate(harness.connect(), requestID: "a", tokenHash: sessions["carol"]!.tokenHash))
+                step(.recordSessionsSeen)
+                let tablet = harness.connect()
+                let tabletSession = harness.newSession()
+                step(.beginLogin(tablet, requestID: "L", login: "carol", address: "d", password: "p"))
+                step(.finishLogin(tablet, requestID: "L", username: "carol", passwordMatched: true, address: "d", session: tabletSession))
+                step(.revokeSession(connections["carol"]!, requestID: "r", id: Hex.encode(Array(tabletSession.tokenHash.prefix(8)))))
             }
             if round == 80 {
                 step(.logout(connections["alice"]!, requestID: "o", all: true))
@@ -175,6 +190,9 @@ import Testing
             // Keyed writes.
             case .keepResult: kinds.insert("keepResult")
             case .forgetKeptResults: kinds.insert("forgetKeptResults")
+            // Profiles and sessions.
+            case .setProfile: kinds.insert("setProfile")
+            case .seeSession: kinds.insert("seeSession")
             }
         }
         let state = harness.core.durableState
@@ -186,7 +204,11 @@ import Testing
             "createMemory", "updateMemory", "deleteMemory", "putMemoryPoint", "deleteMemoryPoint", "addPhotoOwner",
             // Keyed writes.
             "keepResult", "forgetKeptResults",
+            // Profiles and sessions.
+            "setProfile", "seeSession",
         ])
+        #expect(state.profiles["alice"] == UserProfile(displayName: "Alice", avatar: String(repeating: "ab", count: 32)) && state.profiles.count == 1)
+        #expect(state.sessions.tokenHashes(of: "carol").count == 1)
         #expect(state.keptResults.count(of: "alice") == 0)
         #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 2 && state.feed[1]?.likers.isEmpty == true)
         #expect(state.memories.memories(of: "alice").map { $0.points.map(\.time) } == [[9]] && state.memories.count == 1)

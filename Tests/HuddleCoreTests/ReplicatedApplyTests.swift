@@ -13,6 +13,7 @@ import Testing
     /// ephemeral; replies, pushes and sign-in work belong to the deciding node).
     private enum EventKind: Hashable, CaseIterable {
         case deliver, feedEvent, memoryChanged, presenceChanged, closeConnections
+        case profileChanged
     }
 
     private final class TwoNodes {
@@ -103,6 +104,7 @@ import Testing
             case .memoryChanged: .memoryChanged
             case .presenceChanged: .presenceChanged
             case .closeConnections: .closeConnections
+            case .profileChanged: .profileChanged
             default: nil
             }
         }
@@ -116,6 +118,7 @@ import Testing
                 case let .memoryChanged(change, to): .memoryChanged(change, to: mapped(to))
                 case let .presenceChanged(user, online, to): .presenceChanged(user: user, online: online, to: mapped(to))
                 case let .closeConnections(refs, code, reason): .closeConnections(mapped(refs), code: code, reason: reason)
+                case let .profileChanged(user, profile, time, to): .profileChanged(user: user, profile, time: time, to: mapped(to))
                 default: nil
                 }
             }
@@ -196,6 +199,16 @@ import Testing
         nodes.step(.addMemoryPoint(alice, requestID: "m", memory: 1, MemoryPointFields(time: 6)))
         nodes.step(.deleteMemoryPoint(alice, requestID: "m", memory: 1, point: 2))
         nodes.step(.deleteMemory(alicePhone, requestID: "m", memory: 1))
+
+        // Profiles: alice's name and her photo as avatar, told to her friend bob and her devices;
+        // posts show it.
+        nodes.step(.setProfile(alice, requestID: "pf", displayName: "Alice ☕", avatar: photo))
+        nodes.step(.createPost(alice, requestID: "p", text: "with a name", activity: nil, at: nil))
+        nodes.step(.setProfile(alicePhone, requestID: "pf", displayName: "", avatar: nil))
+
+        // Sessions: bob signs in on a tablet and revokes it by id from his first device.
+        let (_, bobPhoneSession) = nodes.logIn("bob", lifetime: CoreHarness.sessionLifetime)
+        nodes.step(.revokeSession(bob, requestID: "sr", id: Hex.encode(Array(bobPhoneSession.tokenHash.prefix(8)))))
 
         // The end of a friendship ends bob's loc: subscription on both nodes, and the match.
         nodes.step(.removeFriend(bob, requestID: "f", user: "alice"))
