@@ -96,6 +96,17 @@ extension CoreCommand: PersistedValue {
             ])
         case .seeSession(let username, let tokenHash, let time):
             .variant("seeSession", [("username", username.persisted), ("tokenHash", tokenHash.persisted), ("time", time.persisted)])
+        // Passwords.
+        case .setCredentials(let username, let credentials, let time):
+            .variant("setCredentials", [("username", username.persisted), ("credentials", credentials.persisted), ("time", time.persisted)])
+        case .issuePasswordReset(let username, let codeHash, let expiresAt, let time):
+            .variant("issuePasswordReset", [
+                ("username", username.persisted), ("codeHash", codeHash.persisted), ("expiresAt", expiresAt.persisted), ("time", time.persisted),
+            ])
+        case .failPasswordReset(let username, let time):
+            .variant("failPasswordReset", [("username", username.persisted), ("time", time.persisted)])
+        case .resetPassword(let username, let credentials, let time):
+            .variant("resetPassword", [("username", username.persisted), ("credentials", credentials.persisted), ("time", time.persisted)])
         }
     }
 
@@ -188,6 +199,15 @@ extension CoreCommand: PersistedValue {
             self = .setProfile(user: try f("user"), displayName: try f.optional("displayName"), avatar: try f.optional("avatar"), time: try f("time"))
         case "seeSession":
             self = .seeSession(username: try f("username"), tokenHash: try f("tokenHash"), time: try f("time"))
+        // Passwords.
+        case "setCredentials":
+            self = .setCredentials(username: try f("username"), credentials: try f("credentials"), time: try f("time"))
+        case "issuePasswordReset":
+            self = .issuePasswordReset(username: try f("username"), codeHash: try f("codeHash"), expiresAt: try f("expiresAt"), time: try f("time"))
+        case "failPasswordReset":
+            self = .failPasswordReset(username: try f("username"), time: try f("time"))
+        case "resetPassword":
+            self = .resetPassword(username: try f("username"), credentials: try f("credentials"), time: try f("time"))
         default:
             throw variant.unknown()
         }

@@ -29,6 +29,8 @@ public struct CoreDurableState: Sendable, Equatable {
     public internal(set) var keptResults = KeptResults()
     // Profiles.
     public internal(set) var profiles = Profiles()
+    // Passwords.
+    public internal(set) var passwordResets = PasswordResets()
 
     public init() {}
 }
@@ -57,6 +59,8 @@ extension CoreDurableState: PersistedValue {
             ("keptResults", keptResults.persisted),
             // Profiles: written only once someone has one, so a state without any encodes as before.
             ("profiles", profiles.count == 0 ? nil : profiles.persisted),
+            // Passwords, likewise.
+            ("passwordResets", passwordResets.count == 0 ? nil : passwordResets.persisted),
         ])
     }
 
@@ -81,5 +85,7 @@ extension CoreDurableState: PersistedValue {
         keptResults = try f.optional("keptResults") ?? KeptResults()
         // Profiles.
         profiles = try f.optional("profiles") ?? Profiles()
+        // Passwords.
+        passwordResets = try f.optional("passwordResets") ?? PasswordResets()
     }
 }

@@ -72,4 +72,5 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     // Profiles and sessions.
     case invalidDisplayName = "invalid_display_name"
     case sessionNotFound = "session_not_found"
+    case invalidCode = "invalid_code"
 }

@@ -47,7 +47,7 @@ extension Operation {
         // Profiles and sessions.
         case .profile, .sessions:
             .read
-        case .profileSet, .sessionRevoke:
+        case .profileSet, .sessionRevoke, .passwordChange, .passwordResetRequest, .passwordReset:
             .write
         }
     }
@@ -70,6 +70,11 @@ extension CoreRequestBody {
             .read
         case .expireActivities, .recordSessionsSeen:
             .write
+        // Passwords: as for sign-ins, the second halves end hashes the core counts.
+        case .requestPasswordReset, .beginPasswordReset:
+            .write
+        case .finishPasswordChange, .finishPasswordReset:
+            .read
         case .presenceElsewhere, .nodeGone, .localTick:
             .read
         }
@@ -96,7 +101,8 @@ extension CoreRequest {
 
     public var replyRoute: ReplyRoute {
         switch body {
-        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser:
+        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser,
+             .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset:
             switch (connection, requestID) {
             case (let ref?, let id?): .connection(ref, requestID: id)
             case (nil, let id?): .api(requestID: id)
@@ -116,11 +122,12 @@ extension CoreRequest {
     /// reply), and for HTTP API and photo requests, which have no connection the core knows.
     public var sender: (connection: ConnectionRef, requestID: String)? {
         switch body {
-        case .operation, .beginSignUp, .beginLogin, .authenticate:
+        case .operation, .beginSignUp, .beginLogin, .authenticate, .requestPasswordReset, .beginPasswordReset:
             guard let connection, let requestID else { return nil }
             return (connection, requestID)
         case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
-             .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick:
+             .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick,
+             .finishPasswordChange, .finishPasswordReset:
             return nil
         }
     }
@@ -131,7 +138,7 @@ extension CoreRequest {
         case .beginLogin, .authenticate: true
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
-             .presenceElsewhere, .nodeGone, .localTick:
+             .presenceElsewhere, .nodeGone, .localTick, .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset:
             false
         }
     }

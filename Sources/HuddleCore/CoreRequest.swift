@@ -101,6 +101,20 @@ public enum CoreRequestBody: Sendable, Equatable {
     /// `expireActivities`, held back while storage refuses writes.
     case recordSessionsSeen
 
+    // Passwords (protocol.md, "Passwords").
+
+    /// The server's answer to `CoreOutput.changePassword`: `verified` is the verifier the old
+    /// password was checked against; `newCredentials` the new password hashed, nil when the old
+    /// one did not match.
+    case finishPasswordChange(username: Username, verified: Credentials, newCredentials: Credentials?, revokeOthers: Bool, address: String)
+    /// `password_reset_request`: the server drew a code and keeps it for the mail; the core gets
+    /// its SHA-256 and when it expires.
+    case requestPasswordReset(login: String, address: String, codeHash: [UInt8], expiresAt: Int64)
+    /// `password_reset`, the code already hashed by the server.
+    case beginPasswordReset(login: String, address: String, codeHash: [UInt8], newPassword: String)
+    /// The server's answer to `CoreOutput.hashResetPassword`.
+    case finishPasswordReset(username: Username, codeHash: [UInt8], credentials: Credentials, address: String)
+
     // Cluster mode.
 
     /// Another node says `user` is online there (a connection, or its grace period) or no

@@ -75,6 +75,7 @@ extension HuddleCore {
         closeExpiredConnections(at: time, into: &step)
         loginThrottle.purge(at: time)
         friendRequestThrottle.purge(at: time)
+        passwordResetThrottle.purge(at: time)
         roomQuota.purge(at: time)
     }
 

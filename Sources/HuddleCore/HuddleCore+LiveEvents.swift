@@ -89,6 +89,9 @@ extension HuddleCore {
             tellProfile(of: user, at: time, into: &step)
         case .seeSession:
             break
+        // Passwords: the revocations they cause are commands of their own.
+        case .setCredentials, .issuePasswordReset, .failPasswordReset, .resetPassword:
+            break
         }
     }
 

@@ -40,6 +40,7 @@ public final class HuddleCore {
     /// Sessions this node saw sign in or disconnect since `recordSessionsSeen` last logged them.
     var sessionsSeen = SessionsSeen()
     var nextSessionsSeenSweep: Int64 = .min
+    var passwordResetThrottle = PasswordResetThrottle()
     /// When `tick` next forgets expired kept results (the first tick after a start does).
     var nextKeptResultSweep: Int64 = .min
 
@@ -182,6 +183,17 @@ public final class HuddleCore {
             durableState.profiles.set(UserProfile(displayName: displayName, avatar: avatar), of: user)
         case let .seeSession(username, tokenHash, time):
             durableState.sessions.see(tokenHash, ownedBy: username, at: time)
+
+        // Passwords.
+        case let .setCredentials(username, credentials, _):
+            durableState.accounts.setCredentials(credentials, of: username)
+        case let .issuePasswordReset(username, codeHash, expiresAt, _):
+            durableState.passwordResets.issue(codeHash, expiresAt: expiresAt, to: username)
+        case let .failPasswordReset(username, _):
+            durableState.passwordResets.fail(username, limit: Self.resetAttemptsPerCode)
+        case let .resetPassword(username, credentials, _):
+            durableState.accounts.setCredentials(credentials, of: username)
+            durableState.passwordResets.remove(username)
         }
         return stored
     }

@@ -88,6 +88,11 @@ public enum Operation: Sendable, Equatable {
     case sessions
     /// `id` as `sessions` lists it (not a token).
     case sessionRevoke(id: String)
+    /// `revokeOthers`: also revoke every other session of the caller.
+    case passwordChange(oldPassword: String, newPassword: String, revokeOthers: Bool)
+    /// `login` is a username or an email address.
+    case passwordResetRequest(login: String)
+    case passwordReset(login: String, code: String, newPassword: String)
     /// Whether the op takes a `client_id` (`KeyedWrites`).
     public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
@@ -149,6 +154,9 @@ public enum Operation: Sendable, Equatable {
         case .profileSet: return "profile_set"
         case .sessions: return "sessions"
         case .sessionRevoke: return "session_revoke"
+        case .passwordChange: return "password_change"
+        case .passwordResetRequest: return "password_reset_request"
+        case .passwordReset: return "password_reset"
         }
     }
 }

@@ -104,6 +104,12 @@ public final class Server {
         runner.attach(endpoints)
         let pushGateway = try configuration.push.webhook.map { try PushGateway(webhook: $0, settings: configuration.push, metrics: metrics.push, logger: logger) }
         runner.pushGateway = pushGateway
+        let resetMailer = try configuration.passwordResetWebhook.map {
+            try PasswordResetMailer(
+                webhook: $0, secret: configuration.passwordResetSecret, caFile: configuration.passwordResetCAFile, metrics: metrics.passwordResets,
+                logger: logger)
+        }
+        runner.passwordResetMailer = resetMailer
         for (context, endpoint) in zip(contexts, endpoints) {
             context.addEndpoint(endpoint, path: "/v1")
             context.photoAPI = PhotoAPI(runner: runner, endpoint: endpoint, context: context, store: photoStore, workers: photoWorkers, uploads: photoUploads)
@@ -135,6 +141,7 @@ public final class Server {
         }
 
         try pushGateway?.start()
+        try resetMailer?.start()
         try runner.start()
         let threads = try loops.map { loop in
             try LoopThread.spawn(name: "huddle-io-\(loop.index)") { loop.run() }
@@ -158,6 +165,7 @@ public final class Server {
         }
         runner.stop(deadline: deadline)
         pushGateway?.join()
+        resetMailer?.stop()
         photoWorkers.stop()
         logger.notice("stopped")
         // Not a return: that would free the state object by object (a million publications,
