@@ -16,7 +16,7 @@ extension HuddleCore {
         var found = usernames.search(prefix: canonical, limit: bound, excluding: identity.username)
         // Then those found by display name alone, as `DisplayNameIndex` orders them.
         var seen = Set(found)
-        for user in displayNames.search(prefix: DisplayNameRules.folded(prefix), limit: bound, excluding: identity.username)
+        for user in displayNames.search(prefix: prefix, limit: bound, excluding: identity.username)
         where found.count < bound && seen.insert(user).inserted {
             found.append(user)
         }

@@ -37,6 +37,13 @@ extension HuddleCore {
         reply(connection, requestID, .profile(user: user, profile), into: &step)
     }
 
+    /// Account deletion's one call for profiles: the user's profile and its search entry gone
+    /// (from `apply`, so a replay does the same). Export takes `durableState.profiles.exported(for:)`.
+    func eraseProfile(of user: Username) {
+        displayNames.replace(durableState.profiles[user].displayName, with: nil, of: user)
+        durableState.profiles.erase(user)
+    }
+
     /// The `profile` event for the live connections of the user's friends and of the user.
     func tellProfile(of user: Username, at time: Int64, into step: inout CoreStep) {
         var audience = friends(of: user)

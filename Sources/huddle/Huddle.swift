@@ -174,36 +174,13 @@ struct Serve: ParsableCommand {
         guard LogLineHandler.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
         guard summaryInterval >= 0 else { throw ValidationError("--summary-interval must be 0 (off) or more") }
         // Push.
-        if let pushWebhook {
-            do {
-                _ = try WebhookURL(pushWebhook)
-            } catch {
-                throw ValidationError("--push-webhook: \(error.reason)")
-            }
-            if pushWebhookCa != nil, !pushWebhook.lowercased().hasPrefix("https://") {
-                throw ValidationError("--push-webhook-ca is for an https:// webhook")
-            }
-        } else if pushWebhookSecret != nil || pushWebhookCa != nil {
-            throw ValidationError("--push-webhook-secret and --push-webhook-ca need --push-webhook")
-        }
+        try Self.checkWebhook(pushWebhook, secret: pushWebhookSecret, ca: pushWebhookCa, flag: "push-webhook")
         guard pushQueueSize > 0, pushMaxAttempts > 0, pushTimeout > 0 else {
             throw ValidationError("--push-queue-size, --push-max-attempts and --push-timeout must be positive")
         }
         // Password reset.
-        if let passwordResetWebhook {
-            do {
-                _ = try WebhookURL(passwordResetWebhook)
-            } catch {
-                throw ValidationError("--password-reset-webhook: \(error.reason)")
-            }
-            if passwordResetWebhookCa != nil, !passwordResetWebhook.lowercased().hasPrefix("https://") {
-                throw ValidationError("--password-reset-webhook-ca is for an https:// webhook")
-            }
-        }
+        try Self.checkWebhook(passwordResetWebhook, secret: passwordResetWebhookSecret, ca: passwordResetWebhookCa, flag: "password-reset-webhook")
         guard passwordResetCodeTtl > 0 else { throw ValidationError("--password-reset-code-ttl must be positive") }
-        if passwordResetWebhook == nil, passwordResetWebhookSecret != nil || passwordResetWebhookCa != nil {
-            throw ValidationError("--password-reset-webhook-secret and --password-reset-webhook-ca need --password-reset-webhook")
-        }
         // Activities.
         if let problem = Self.activitiesProblem(activities) { throw ValidationError("--activities: \(problem)") }
         // Memories.
