@@ -131,6 +131,19 @@ import Testing
         #expect(try ProtocolClient(port: server.port).errorCode("password_reset", expired) == "invalid_code")
     }
 
+    @Test func badResetFlagsStopTheStartWithAClearError() async throws {
+        let cases: [([String], String)] = [
+            (["--password-reset-webhook", "ftp://127.0.0.1/hook"], "--password-reset-webhook: the scheme must be http or https"),
+            (["--password-reset-webhook-secret", "x"], "need --password-reset-webhook"),
+            (["--password-reset-webhook", "http://127.0.0.1:9/hook", "--password-reset-webhook-ca", "ca.pem"], "--password-reset-webhook-ca is for an https:// webhook"),
+            (["--password-reset-code-ttl", "0"], "--password-reset-code-ttl must be positive"),
+        ]
+        for (flags, message) in cases {
+            let output = try await runProcess(ServerProcess.binary.path, ["--port", "0"] + flags, timeout: 20)
+            #expect(output.status != 0 && output.stderr.contains(message), "\(flags): \(output.stderr)")
+        }
+    }
+
     @Test func codesSurviveAGracefulRestartAndAKill() async throws {
         let data = try ServerProcess.makeDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
