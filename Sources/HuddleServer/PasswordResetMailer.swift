@@ -31,8 +31,14 @@ final class PasswordResetMailer: @unchecked Sendable {
     private let loop: EventLoop
     private var thread: LoopThread?
 
+    /// Requests to the webhook at once; the others wait in `ready`.
+    static let concurrency = 8
+
     // Mailer-thread state.
-    private var waiting: [Mail] = []
+    /// Mails to send now, oldest first.
+    private var ready: [Mail] = []
+    /// Mails waiting out a retry's backoff.
+    private var backingOff = 0
     private var inFlight: [ObjectIdentifier: WebhookRequest] = [:]
     private var droppedLog = LogThrottle()
 
@@ -55,10 +61,11 @@ final class PasswordResetMailer: @unchecked Sendable {
     func stop() {
         loop.execute { [self] in
             for request in inFlight.values { request.cancel() }
-            if !waiting.isEmpty || !inFlight.isEmpty {
-                logger.warning("password reset mails not handed off before shutdown", metadata: ["count": "\(waiting.count + inFlight.count)"])
+            let abandoned = ready.count + backingOff + inFlight.count
+            if abandoned > 0 {
+                logger.warning("password reset mails not handed off before shutdown", metadata: ["count": "\(abandoned)"])
             }
-            waiting.removeAll()
+            ready.removeAll()
             inFlight.removeAll()
             loop.stop()
         }
@@ -72,8 +79,9 @@ final class PasswordResetMailer: @unchecked Sendable {
         ]))
         let mail = Mail(username: username, request: request(carrying: body))
         loop.execute { [self] in
-            guard waiting.count + inFlight.count < Self.capacity else { return drop(mail, because: "the mail queue is full") }
-            send(mail)
+            guard ready.count + backingOff + inFlight.count < Self.capacity else { return drop(mail, because: "the mail queue is full") }
+            ready.append(mail)
+            pump()
         }
     }
 
@@ -89,8 +97,13 @@ final class PasswordResetMailer: @unchecked Sendable {
         return Array(head.utf8) + body
     }
 
-    private func send(_ mail: Mail) {
+    /// Starts the oldest ready mails while request slots are free.
+    private func pump() {
         loop.assertInLoop()
+        while inFlight.count < Self.concurrency, !ready.isEmpty { send(ready.removeFirst()) }
+    }
+
+    private func send(_ mail: Mail) {
         var mail = mail
         mail.attempts += 1
         let request = WebhookRequest(
@@ -113,13 +126,18 @@ final class PasswordResetMailer: @unchecked Sendable {
             drop(mail, because: "the mail webhook refused it (status \(status))")
         case .failed(let reason):
             metrics.failedAttempts.add(1, ordering: .relaxed)
-            guard mail.attempts < Self.maxAttempts else { return drop(mail, because: "every attempt failed: \(reason)") }
-            waiting.append(mail)
-            loop.schedule(after: 500 << Int64(mail.attempts)) { [unowned self] in
-                guard let index = waiting.firstIndex(where: { $0.request == mail.request }) else { return }
-                send(waiting.remove(at: index))
+            if mail.attempts < Self.maxAttempts {
+                backingOff += 1
+                loop.schedule(after: 500 << Int64(mail.attempts)) { [unowned self] in
+                    backingOff -= 1
+                    ready.append(mail)
+                    pump()
+                }
+            } else {
+                drop(mail, because: "every attempt failed: \(reason)")
             }
         }
+        pump()
     }
 
     /// A warning naming the user (never the code or the address), throttled.

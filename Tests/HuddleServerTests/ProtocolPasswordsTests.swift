@@ -144,6 +144,18 @@ import Testing
         }
     }
 
+    @Test func aFailedMailIsRetried() async throws {
+        let receiver = try WebhookReceiver(statuses: [503])
+        defer { receiver.stop() }
+        let server = try await startHuddle(["--password-reset-webhook", receiver.url])
+        try ProtocolClient.signedUp("bob", port: server.port)
+        try ProtocolClient(port: server.port).ok("password_reset_request", ["login": "bob"])
+        let attempts = try await receiver.waitForRequests(2)
+        #expect(attempts[0].body == attempts[1].body, "the same mail, sent again after the 503")
+        let metrics = try HTTPExchange(port: server.port, "GET", "/metrics").body
+        #expect(metrics.contains("huddle_password_reset_mails_failed_total 1"))
+    }
+
     @Test func codesSurviveAGracefulRestartAndAKill() async throws {
         let data = try ServerProcess.makeDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
