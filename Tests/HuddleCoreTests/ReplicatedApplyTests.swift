@@ -21,6 +21,7 @@ import Testing
             var configuration = CoreConfiguration()
             configuration.expiredSessionRetentionMilliseconds = 60_000
             configuration.history[.room] = HistoryLimit(maxPublications: 100, maxAgeMilliseconds: 60 * 60_000)
+            configuration.passwordResetEnabled = true
             return configuration
         }()
 
@@ -209,6 +210,22 @@ import Testing
         // Sessions: bob signs in on a tablet and revokes it by id from his first device.
         let (_, bobPhoneSession) = nodes.logIn("bob", lifetime: CoreHarness.sessionLifetime)
         nodes.step(.revokeSession(bob, requestID: "sr", id: Hex.encode(Array(bobPhoneSession.tokenHash.prefix(8)))))
+
+        // Passwords: bob changes his and revokes his other sessions (closed on both nodes);
+        // carol's reset code is guessed once, then used (her sessions closed on both nodes).
+        let (_, bobLaptopSession) = nodes.logIn("bob", lifetime: CoreHarness.sessionLifetime)
+        _ = bobLaptopSession
+        nodes.step(CoreRequest(connection: bob, requestID: "pc", .operation(.passwordChange(oldPassword: "p", newPassword: "a new one!", revokeOthers: true))))
+        let verified = nodes.a.core.durableState.accounts["bob"]!.credentials
+        let newCredentials = Credentials(salt: [1], hash: [2], iterations: 1000)
+        nodes.step(CoreRequest(connection: bob, requestID: "pc", .finishPasswordChange(
+            username: "bob", verified: verified, newCredentials: newCredentials, revokeOthers: true, address: "192.0.2.1")))
+        let asking = nodes.a.connect()
+        nodes.step(CoreRequest(connection: asking, requestID: "rr", .requestPasswordReset(
+            login: "carol", address: "192.0.2.9", codeHash: [5, 5], expiresAt: nodes.a.time + 60_000)))
+        nodes.step(CoreRequest(connection: asking, requestID: "rp", .beginPasswordReset(login: "carol", address: "192.0.2.9", codeHash: [6], newPassword: "a new one!")))
+        nodes.step(CoreRequest(connection: asking, requestID: "rp", .finishPasswordReset(
+            username: "carol", codeHash: [5, 5], credentials: newCredentials, address: "192.0.2.9")))
 
         // The end of a friendship ends bob's loc: subscription on both nodes, and the match.
         nodes.step(.removeFriend(bob, requestID: "f", user: "alice"))
