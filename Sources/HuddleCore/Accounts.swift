@@ -39,6 +39,11 @@ public struct Accounts: Sendable, Equatable {
         usernamesByEmail[email].flatMap { byUsername[$0] }
     }
 
+    /// The user's new password verifier (nothing for an unknown user).
+    mutating func setCredentials(_ credentials: Credentials, of username: Username) {
+        byUsername[username]?.credentials = credentials
+    }
+
     /// Adds or replaces the user; replacing moves the email index along.
     mutating func insert(_ user: UserRecord) {
         if let previous = byUsername.updateValue(user, forKey: user.username), previous.email != user.email {

@@ -102,6 +102,24 @@ extension CoreCommand: PersistedValue {
             ])
         case .spendNonce(let issuer, let nonce, let expiresAt, let time):
             .variant("spendNonce", [("issuer", issuer.persisted), ("nonce", nonce.persisted), ("expiresAt", expiresAt.persisted), ("time", time.persisted)])
+        // Profiles and sessions.
+        case .setProfile(let user, let displayName, let avatar, let time):
+            .variant("setProfile", [
+                ("user", user.persisted), ("displayName", displayName?.persisted), ("avatar", avatar?.persisted), ("time", time.persisted),
+            ])
+        case .seeSession(let username, let tokenHash, let time):
+            .variant("seeSession", [("username", username.persisted), ("tokenHash", tokenHash.persisted), ("time", time.persisted)])
+        // Passwords.
+        case .setCredentials(let username, let credentials, let time):
+            .variant("setCredentials", [("username", username.persisted), ("credentials", credentials.persisted), ("time", time.persisted)])
+        case .issuePasswordReset(let username, let codeHash, let expiresAt, let time):
+            .variant("issuePasswordReset", [
+                ("username", username.persisted), ("codeHash", codeHash.persisted), ("expiresAt", expiresAt.persisted), ("time", time.persisted),
+            ])
+        case .failPasswordReset(let username, let time):
+            .variant("failPasswordReset", [("username", username.persisted), ("time", time.persisted)])
+        case .resetPassword(let username, let credentials, let time):
+            .variant("resetPassword", [("username", username.persisted), ("credentials", credentials.persisted), ("time", time.persisted)])
         }
     }
 
@@ -198,6 +216,20 @@ extension CoreCommand: PersistedValue {
             self = .unlinkIdentity(username: try f("username"), issuer: try f("issuer"), subject: try f("subject"), time: try f("time"))
         case "spendNonce":
             self = .spendNonce(issuer: try f("issuer"), nonce: try f("nonce"), expiresAt: try f("expiresAt"), time: try f("time"))
+        // Profiles and sessions.
+        case "setProfile":
+            self = .setProfile(user: try f("user"), displayName: try f.optional("displayName"), avatar: try f.optional("avatar"), time: try f("time"))
+        case "seeSession":
+            self = .seeSession(username: try f("username"), tokenHash: try f("tokenHash"), time: try f("time"))
+        // Passwords.
+        case "setCredentials":
+            self = .setCredentials(username: try f("username"), credentials: try f("credentials"), time: try f("time"))
+        case "issuePasswordReset":
+            self = .issuePasswordReset(username: try f("username"), codeHash: try f("codeHash"), expiresAt: try f("expiresAt"), time: try f("time"))
+        case "failPasswordReset":
+            self = .failPasswordReset(username: try f("username"), time: try f("time"))
+        case "resetPassword":
+            self = .resetPassword(username: try f("username"), credentials: try f("credentials"), time: try f("time"))
         default:
             throw variant.unknown()
         }

@@ -106,4 +106,20 @@ public enum CoreCommand: Sendable, Equatable {
     case unlinkIdentity(username: Username, issuer: String, subject: String, time: Int64)
     /// An ID token's nonce, spent until the token's `exp` (milliseconds).
     case spendNonce(issuer: String, nonce: String, expiresAt: Int64, time: Int64)
+    // Profiles and sessions.
+    /// The user's whole profile now (nil: unset); the avatar is a photo the user owned then.
+    case setProfile(user: Username, displayName: String?, avatar: String?, time: Int64)
+    /// A sign-in used the session at `time` (its last seen); logged at most once per session
+    /// per `CoreConfiguration.sessionSeenIntervalMilliseconds`.
+    case seeSession(username: Username, tokenHash: [UInt8], time: Int64)
+
+    // Passwords.
+    /// `password_change`: the user's new verifier.
+    case setCredentials(username: Username, credentials: Credentials, time: Int64)
+    /// A reset code for the user (its SHA-256), replacing any earlier one.
+    case issuePasswordReset(username: Username, codeHash: [UInt8], expiresAt: Int64, time: Int64)
+    /// A wrong code tried against the user's; at `HuddleCore.resetAttemptsPerCode` the code is gone.
+    case failPasswordReset(username: Username, time: Int64)
+    /// The reset code was used: the user's new verifier, and the code gone.
+    case resetPassword(username: Username, credentials: Credentials, time: Int64)
 }

@@ -82,6 +82,12 @@ public struct CoreConfiguration: Sendable {
     /// nonce are refused `busy` until tokens expire. Every core replaying the log must use the same.
     public var maxSpentNonces = 100_000
     public var spentNoncesRetryMilliseconds: Int64 = 60_000
+    /// Sessions (protocol.md, "Sessions"): an `auth` logs the session's new last seen only when
+    /// the one recorded is older than this, so reconnecting clients cost the log little.
+    public var sessionSeenIntervalMilliseconds: Int64 = 60 * 60_000
+    /// Whether the server can mail reset codes (`--password-reset-webhook`): without it
+    /// `password_reset_request` and `password_reset` are `unavailable`.
+    public var passwordResetEnabled = false
 
     public init() {}
 

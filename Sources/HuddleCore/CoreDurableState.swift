@@ -29,6 +29,10 @@ public struct CoreDurableState: Sendable, Equatable {
     public internal(set) var keptResults = KeptResults()
     // Identities.
     public internal(set) var identities = Identities()
+    // Profiles.
+    public internal(set) var profiles = Profiles()
+    // Passwords.
+    public internal(set) var passwordResets = PasswordResets()
 
     public init() {}
 }
@@ -57,6 +61,10 @@ extension CoreDurableState: PersistedValue {
             ("keptResults", keptResults.persisted),
             // Identities: left out while there are none, so a state without any encodes as before.
             ("identities", identities.isEmpty ? nil : identities.persisted),
+            // Profiles: written only once someone has one, so a state without any encodes as before.
+            ("profiles", profiles.count == 0 ? nil : profiles.persisted),
+            // Passwords, likewise.
+            ("passwordResets", passwordResets.count == 0 ? nil : passwordResets.persisted),
         ])
     }
 
@@ -81,5 +89,9 @@ extension CoreDurableState: PersistedValue {
         keptResults = try f.optional("keptResults") ?? KeptResults()
         // Identities.
         identities = try f.optional("identities") ?? Identities()
+        // Profiles.
+        profiles = try f.optional("profiles") ?? Profiles()
+        // Passwords.
+        passwordResets = try f.optional("passwordResets") ?? PasswordResets()
     }
 }

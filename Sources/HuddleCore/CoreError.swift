@@ -85,4 +85,8 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     /// Unlinking would leave the account with no way to sign in (no password, no other identity).
     case lastSignInMethod = "last_sign_in_method"
     case tooManyIdentities = "too_many_identities"
+    // Profiles and sessions.
+    case invalidDisplayName = "invalid_display_name"
+    case sessionNotFound = "session_not_found"
+    case invalidCode = "invalid_code"
 }

@@ -47,4 +47,21 @@ public enum CoreOutput: Sendable, Equatable {
     case memoryChanged(MemoryChange, to: [ConnectionRef])
     /// The answer to a photo request (`CoreRequest.authorizePhotoUpload` and the like).
     case photoAccess(caller: ConnectionRef, PhotoAccess)
+
+    // Profiles.
+    /// A `profile` event: `user`'s whole profile now, for the live connections of the user's
+    /// friends and the user's own, sorted.
+    case profileChanged(user: Username, UserProfile, time: Int64, to: [ConnectionRef])
+
+    // Passwords.
+    /// `password_change`: verify `oldPassword` against `credentials` on a password worker and,
+    /// if it matches, hash `newPassword`; then send `CoreRequest.finishPasswordChange`.
+    case changePassword(
+        ConnectionRef, requestID: String, username: Username, credentials: Credentials, oldPassword: String, newPassword: String,
+        revokeOthers: Bool, address: String)
+    /// A reset code was issued: hand the code the server drew for this request to the mail
+    /// webhook, for `email`. Never logged, and no reply depends on it.
+    case mailPasswordReset(ConnectionRef, requestID: String, username: Username, email: String, expiresAt: Int64)
+    /// The reset code matched: hash `newPassword`, then send `CoreRequest.finishPasswordReset`.
+    case hashResetPassword(ConnectionRef, requestID: String, username: Username, codeHash: [UInt8], newPassword: String, address: String)
 }

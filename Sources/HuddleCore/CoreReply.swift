@@ -22,12 +22,13 @@ public indirect enum CoreReply: Sendable, Equatable {
     case disconnected(count: Int)
     /// A request that changed something and has nothing more to say (`{}`).
     case done
-    /// `user_search`: matching usernames in byte order.
-    case users([Username])
+    /// `user_search`: matching usernames (by username in byte order, then by display name);
+    /// `profiles`: theirs that are set.
+    case users([Username], profiles: Profiles = Profiles())
     /// `friend_request`: `becameFriends` when it crossed a pending request from the other side.
     case friendRequestSent(becameFriends: Bool)
-    /// Both newest first.
-    case friendRequests(incoming: [FriendRequest], outgoing: [FriendRequest])
+    /// Both newest first; `profiles`: the other sides' that are set.
+    case friendRequests(incoming: [FriendRequest], outgoing: [FriendRequest], profiles: Profiles = Profiles())
     /// Sorted by username.
     case friends([FriendStatus])
     /// A publish retried with a `client_id` already kept: the first publication's position;
@@ -86,4 +87,10 @@ public indirect enum CoreReply: Sendable, Equatable {
     /// A result without points (`memory_update`), as kept for a retry: the memory with its
     /// points left out, so a kept result stays small, and how many it had.
     case keptMemory(StoredMemory, pointCount: Int)
+
+    // Profiles and sessions.
+    /// `profile`, `profile_set`: the caller's own.
+    case profile(user: Username, UserProfile)
+    /// `sessions`: most recently seen first, at most `HuddleCore.maxListedSessions`; `total` all of them.
+    case sessions([SessionEntry], total: Int)
 }

@@ -49,6 +49,11 @@ extension Operation {
             .write
         case .identities:
             .read
+        // Profiles and sessions.
+        case .profile, .sessions:
+            .read
+        case .profileSet, .sessionRevoke, .passwordChange, .passwordResetRequest, .passwordReset:
+            .write
         }
     }
 }
@@ -68,8 +73,13 @@ extension CoreRequestBody {
             .write
         case .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick:
             .read
-        case .expireActivities:
+        case .expireActivities, .recordSessionsSeen:
             .write
+        // Passwords: as for sign-ins, the second halves end hashes the core counts.
+        case .requestPasswordReset, .beginPasswordReset:
+            .write
+        case .finishPasswordChange, .finishPasswordReset:
+            .read
         case .presenceElsewhere, .nodeGone, .localTick:
             .read
         case .identityVerified:
@@ -98,7 +108,8 @@ extension CoreRequest {
 
     public var replyRoute: ReplyRoute {
         switch body {
-        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser, .identityVerified:
+        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser, .identityVerified,
+             .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset:
             switch (connection, requestID) {
             case (let ref?, let id?): .connection(ref, requestID: id)
             case (nil, let id?): .api(requestID: id)
@@ -107,7 +118,7 @@ extension CoreRequest {
             }
         case .authorizePhotoUpload(let caller, _, _), .recordPhoto(let caller, _, _, _), .authorizePhotoRead(let caller, _, _):
             .photo(caller: caller)
-        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
+        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick:
             .none
         }
     }
@@ -119,10 +130,12 @@ extension CoreRequest {
     public var sender: (connection: ConnectionRef, requestID: String)? {
         switch body {
         case .operation, .beginSignUp, .beginLogin, .authenticate, .identityVerified:
+        case .operation, .beginSignUp, .beginLogin, .authenticate, .requestPasswordReset, .beginPasswordReset:
             guard let connection, let requestID else { return nil }
             return (connection, requestID)
         case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
-             .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
+             .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick,
+             .finishPasswordChange, .finishPasswordReset:
             return nil
         }
     }
@@ -133,8 +146,8 @@ extension CoreRequest {
         case .beginLogin, .authenticate: true
         case .identityVerified(let proof): proof.purpose != .link
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
-             .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
-             .presenceElsewhere, .nodeGone, .localTick:
+             .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
+             .presenceElsewhere, .nodeGone, .localTick, .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset:
             false
         }
     }

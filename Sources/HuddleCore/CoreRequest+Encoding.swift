@@ -92,6 +92,35 @@ extension CoreRequestBody {
             return [("kind", .string("tick"))]
         case .expireActivities:
             return [("kind", .string("expire_activities"))]
+        case .recordSessionsSeen:
+            return [("kind", .string("record_sessions_seen"))]
+        // Passwords.
+        case let .finishPasswordChange(username, verified, newCredentials, revokeOthers, address):
+            var fields: [(String, JSONValue)] = [
+                ("kind", .string("finish_password_change")), ("username", .string(username)), ("verified_salt", .hex(verified.salt)),
+                ("verified_hash", .hex(verified.hash)), ("verified_iterations", .integer(verified.iterations)), ("revoke_others", .bool(revokeOthers)),
+                ("address", .string(address)),
+            ]
+            if let newCredentials {
+                fields += [("salt", .hex(newCredentials.salt)), ("hash", .hex(newCredentials.hash)), ("iterations", .integer(newCredentials.iterations))]
+            }
+            return fields
+        case let .requestPasswordReset(login, address, codeHash, expiresAt):
+            return [
+                ("kind", .string("request_password_reset")), ("login", .string(login)), ("address", .string(address)), ("code_hash", .hex(codeHash)),
+                ("expires_at", .integer(expiresAt)),
+            ]
+        case let .beginPasswordReset(login, address, codeHash, newPassword):
+            return [
+                ("kind", .string("begin_password_reset")), ("login", .string(login)), ("address", .string(address)), ("code_hash", .hex(codeHash)),
+                ("new_password", .string(newPassword)),
+            ]
+        case let .finishPasswordReset(username, codeHash, credentials, address):
+            return [
+                ("kind", .string("finish_password_reset")), ("username", .string(username)), ("code_hash", .hex(codeHash)),
+                ("salt", .hex(credentials.salt)), ("hash", .hex(credentials.hash)), ("iterations", .integer(credentials.iterations)),
+                ("address", .string(address)),
+            ]
         case let .presenceElsewhere(user, node, online):
             return [("kind", .string("presence_elsewhere")), ("user", .string(user)), ("node", .string(node)), ("online", .bool(online))]
         case let .nodeGone(node):
@@ -166,6 +195,37 @@ extension CoreRequestBody {
             self = .tick
         case "expire_activities":
             self = .expireActivities
+        case "record_sessions_seen":
+            self = .recordSessionsSeen
+        // Passwords.
+        case "finish_password_change":
+            guard let username = string("username"), let verifiedSalt = bytes("verified_salt"), let verifiedHash = bytes("verified_hash"),
+                  let verifiedIterations = int("verified_iterations"), let revokeOthers = f["revoke_others"]?.boolValue, let address = string("address")
+            else { return nil }
+            var newCredentials: Credentials?
+            if let salt = bytes("salt") {
+                guard let hash = bytes("hash"), let iterations = int("iterations") else { return nil }
+                newCredentials = Credentials(salt: salt, hash: hash, iterations: iterations)
+            }
+            self = .finishPasswordChange(
+                username: username, verified: Credentials(salt: verifiedSalt, hash: verifiedHash, iterations: verifiedIterations),
+                newCredentials: newCredentials, revokeOthers: revokeOthers, address: address)
+        case "request_password_reset":
+            guard let login = string("login"), let address = string("address"), let codeHash = bytes("code_hash"),
+                  let expiresAt = f["expires_at"]?.int64Value
+            else { return nil }
+            self = .requestPasswordReset(login: login, address: address, codeHash: codeHash, expiresAt: expiresAt)
+        case "begin_password_reset":
+            guard let login = string("login"), let address = string("address"), let codeHash = bytes("code_hash"),
+                  let newPassword = string("new_password")
+            else { return nil }
+            self = .beginPasswordReset(login: login, address: address, codeHash: codeHash, newPassword: newPassword)
+        case "finish_password_reset":
+            guard let username = string("username"), let codeHash = bytes("code_hash"), let salt = bytes("salt"), let hash = bytes("hash"),
+                  let iterations = int("iterations"), let address = string("address")
+            else { return nil }
+            self = .finishPasswordReset(
+                username: username, codeHash: codeHash, credentials: Credentials(salt: salt, hash: hash, iterations: iterations), address: address)
         case "presence_elsewhere":
             guard let user = string("user"), let node = string("node"), let online = f["online"]?.boolValue else { return nil }
             self = .presenceElsewhere(user: user, node: node, online: online)

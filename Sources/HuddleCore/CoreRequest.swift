@@ -34,6 +34,7 @@ public struct CoreRequest: Sendable, Equatable {
 
     public static let tick = CoreRequest(.tick)
     public static let expireActivities = CoreRequest(.expireActivities)
+    public static let recordSessionsSeen = CoreRequest(.recordSessionsSeen)
 }
 
 /// What a request asks for: a client's op as the protocol decoded it, or one of the requests
@@ -94,6 +95,25 @@ public enum CoreRequestBody: Sendable, Equatable {
     /// writes the server holds it back (reads already treat such statuses as off), instead of
     /// making commands every tick that the log cannot take.
     case expireActivities
+    /// Periodic, with every `tick`, on every node: logs the last seen of the sessions this
+    /// node saw signing in or disconnecting, for those whose recorded one is older than
+    /// `CoreConfiguration.sessionSeenIntervalMilliseconds`. A write of its own, like
+    /// `expireActivities`, held back while storage refuses writes.
+    case recordSessionsSeen
+
+    // Passwords (protocol.md, "Passwords").
+
+    /// The server's answer to `CoreOutput.changePassword`: `verified` is the verifier the old
+    /// password was checked against; `newCredentials` the new password hashed, nil when the old
+    /// one did not match.
+    case finishPasswordChange(username: Username, verified: Credentials, newCredentials: Credentials?, revokeOthers: Bool, address: String)
+    /// `password_reset_request`: the server drew a code and keeps it for the mail; the core gets
+    /// its SHA-256 and when it expires.
+    case requestPasswordReset(login: String, address: String, codeHash: [UInt8], expiresAt: Int64)
+    /// `password_reset`, the code already hashed by the server.
+    case beginPasswordReset(login: String, address: String, codeHash: [UInt8], newPassword: String)
+    /// The server's answer to `CoreOutput.hashResetPassword`.
+    case finishPasswordReset(username: Username, codeHash: [UInt8], credentials: Credentials, address: String)
 
     // Cluster mode.
 

@@ -137,6 +137,7 @@ extension HuddleCore {
                 step.outputs.append(.sessionAccepted(connection, user: user.info, expiresAt: session.expiresAt))
             }
             let identity = ConnectionIdentity(username: user.username, tokenHash: tokenHash, expiresAt: session.expiresAt)
+            sessionsSeen.saw(tokenHash, at: time)
             return signIn(connection, as: identity, into: &step)
         } else {
             refusal = CoreError(.invalidToken, "unknown or revoked token")

@@ -12,8 +12,15 @@ extension HuddleCore {
         guard let identity = signedInIdentity(connection, requestID, into: &step) else { return }
         // Usernames are ASCII lowercase; folding the prefix the same way makes "Al" find "alice".
         let canonical = String(decoding: prefix.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
-        let found = usernames.search(prefix: canonical, limit: min(max(limit, 1), Self.maxSearchResults), excluding: identity.username)
-        reply(connection, requestID, .users(found), into: &step)
+        let bound = min(max(limit, 1), Self.maxSearchResults)
+        var found = usernames.search(prefix: canonical, limit: bound, excluding: identity.username)
+        // Then those found by display name alone, as `DisplayNameIndex` orders them.
+        var seen = Set(found)
+        for user in displayNames.search(prefix: prefix, limit: bound, excluding: identity.username)
+        where found.count < bound && seen.insert(user).inserted {
+            found.append(user)
+        }
+        reply(connection, requestID, .users(found, profiles: profiles(of: found)), into: &step)
     }
 
     func sendFriendRequest(
@@ -52,7 +59,7 @@ extension HuddleCore {
             return fail(connection, requestID, refusal, into: &step)
         }
         record(.sendFriendRequest(from: me, to: other, message: message, time: time), into: &step)
-        let notice = InboxNotice.friendRequest(from: me, to: other, message: message)
+        let notice = InboxNotice.friendRequest(from: me, to: other, message: message, profile: durableState.profiles[me])
         publishNotice(notice, to: other, at: time, into: &step)
         if friendRequestThrottle.mayPush(to: other, at: time) {
             notifyOfflineOfFriendRequest(other, from: me, message: message, at: time, into: &step)
@@ -64,10 +71,10 @@ extension HuddleCore {
     func listFriendRequests(_ connection: ConnectionRef, requestID: String, into step: inout CoreStep) {
         guard let identity = signedInIdentity(connection, requestID, into: &step) else { return }
         let friendships = durableState.friendships
-        reply(connection, requestID, .friendRequests(
-            incoming: friendships.incomingRequests(of: identity.username),
-            outgoing: friendships.outgoingRequests(of: identity.username)
-        ), into: &step)
+        let incoming = friendships.incomingRequests(of: identity.username)
+        let outgoing = friendships.outgoingRequests(of: identity.username)
+        let profiles = profiles(of: incoming.map(\.from) + outgoing.map(\.to))
+        reply(connection, requestID, .friendRequests(incoming: incoming, outgoing: outgoing, profiles: profiles), into: &step)
     }
 
     func answerFriendRequest(
@@ -122,7 +129,9 @@ extension HuddleCore {
 
     func listFriends(_ connection: ConnectionRef, requestID: String, into step: inout CoreStep) {
         guard let identity = signedInIdentity(connection, requestID, into: &step) else { return }
-        let list = friends(of: identity.username).sorted().map { FriendStatus(username: $0, online: isOnline($0)) }
+        let list = friends(of: identity.username).sorted().map {
+            FriendStatus(username: $0, online: isOnline($0), profile: durableState.profiles[$0])
+        }
         reply(connection, requestID, .friends(list), into: &step)
     }
 

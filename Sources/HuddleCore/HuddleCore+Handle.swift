@@ -63,6 +63,28 @@ extension HuddleCore {
             tick(at: time, into: &step)
         case .expireActivities:
             expireActivities(at: time, into: &step)
+        case .recordSessionsSeen:
+            recordSessionsSeen(at: time, into: &step)
+        // Passwords.
+        case let .finishPasswordChange(username, verified, newCredentials, revokeOthers, address):
+            passwordHashes.end(.login, from: address)
+            guard let connection, let requestID else { break }
+            finishPasswordChange(
+                connection, requestID: requestID, username: username, verified: verified, newCredentials: newCredentials,
+                revokeOthers: revokeOthers, address: address, at: time, into: &step)
+        case let .requestPasswordReset(login, address, codeHash, expiresAt):
+            guard let connection, let requestID else { break }
+            requestPasswordReset(
+                connection, requestID: requestID, login: login, address: address, codeHash: codeHash, expiresAt: expiresAt, at: time, into: &step)
+        case let .beginPasswordReset(login, address, codeHash, newPassword):
+            guard let connection, let requestID else { break }
+            beginPasswordReset(
+                connection, requestID: requestID, login: login, address: address, codeHash: codeHash, newPassword: newPassword, at: time,
+                into: &step)
+        case let .finishPasswordReset(username, codeHash, credentials, address):
+            passwordHashes.end(.login, from: address)
+            guard let connection, let requestID else { break }
+            finishPasswordReset(connection, requestID: requestID, username: username, codeHash: codeHash, credentials: credentials, at: time, into: &step)
         case let .presenceElsewhere(user, node, online):
             presenceElsewhere(user, on: node, online: online, into: &step)
         case let .nodeGone(node):
@@ -91,7 +113,7 @@ extension HuddleCore {
         into step: inout CoreStep
     ) {
         switch operation {
-        case .ping, .signup, .login, .auth, .identitySignIn, .identityLink, .appAuth:
+        case .ping, .signup, .login, .auth, .identitySignIn, .identityLink, .appAuth, .passwordResetRequest, .passwordReset:
             // The server answers these itself (it hashes passwords and tokens; the core never does).
             fail(connection, requestID, CoreError(.badRequest, "\(operation.name) is answered by the server"), into: &step)
         case let .logout(all):
@@ -189,6 +211,19 @@ extension HuddleCore {
             unlinkIdentity(connection, requestID: requestID, issuer: issuer, subject: subject, at: time, into: &step)
         case .identities:
             listIdentities(connection, requestID: requestID, into: &step)
+        // Profiles and sessions.
+        case .profile:
+            readProfile(connection, requestID: requestID, into: &step)
+        case let .profileSet(displayName, avatar):
+            setProfile(connection, requestID: requestID, displayName: displayName, avatar: avatar, at: time, into: &step)
+        case .sessions:
+            listSessions(connection, requestID: requestID, into: &step)
+        case let .sessionRevoke(id):
+            revokeSession(connection, requestID: requestID, id: id, at: time, into: &step)
+        case let .passwordChange(oldPassword, newPassword, revokeOthers):
+            beginPasswordChange(
+                connection, requestID: requestID, oldPassword: oldPassword, newPassword: newPassword, revokeOthers: revokeOthers, at: time,
+                into: &step)
         }
     }
 }

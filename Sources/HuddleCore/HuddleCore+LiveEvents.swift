@@ -50,14 +50,14 @@ extension HuddleCore {
         // Feed.
         case let .createPost(id, author, _, _, _, _):
             guard let post = durableState.feed[id] else { break }
-            tellViewers(of: author, .posted(post.view(for: author)), into: &step)
+            tellViewers(of: author, .posted(shown(post.view(for: author))), into: &step)
         case let .setLike(id, user, liked, time):
             guard let post = durableState.feed[id] else { break }
             tellViewers(of: post.author, .liked(post: id, author: post.author, user: user, liked: liked, likes: post.likers.count, time: time), into: &step)
         case let .addComment(id, commentID, author, text, time):
             guard let post = durableState.feed[id] else { break }
             let comment = FeedComment(id: commentID, author: author, text: text, time: time)
-            tellViewers(of: post.author, .commented(post: id, author: post.author, comment: comment, comments: post.comments.count), into: &step)
+            tellViewers(of: post.author, .commented(post: id, author: post.author, comment: shown(comment), comments: post.comments.count), into: &step)
         case let .deletePost(id, author, time):
             tellViewers(of: author, .deleted(post: id, author: author, time: time), into: &step)
 
@@ -85,6 +85,14 @@ extension HuddleCore {
             break
         // Identities.
         case .createIdentityAccount, .linkIdentity, .unlinkIdentity, .spendNonce:
+            break
+        // Profiles and sessions.
+        case let .setProfile(user, _, _, time):
+            tellProfile(of: user, at: time, into: &step)
+        case .seeSession:
+            break
+        // Passwords: the revocations they cause are commands of their own.
+        case .setCredentials, .issuePasswordReset, .failPasswordReset, .resetPassword:
             break
         }
     }

@@ -35,6 +35,12 @@ public final class HuddleCore {
     var historyExpiries = HistoryExpiries()
     /// Derived from the durable accounts, for `user_search`.
     var usernames: UsernameIndex
+    /// Derived from the durable profiles, for `user_search`.
+    var displayNames: DisplayNameIndex
+    /// Sessions this node saw sign in or disconnect since `recordSessionsSeen` last logged them.
+    var sessionsSeen = SessionsSeen()
+    var nextSessionsSeenSweep: Int64 = .min
+    var passwordResetThrottle = PasswordResetThrottle()
     /// When `tick` next forgets expired kept results (the first tick after a start does).
     var nextKeptResultSweep: Int64 = .min
 
@@ -50,6 +56,7 @@ public final class HuddleCore {
         friendRequestThrottle = FriendRequestThrottle(configuration: configuration)
         roomQuota = RoomQuota(configuration: configuration)
         usernames = UsernameIndex(state.accounts)
+        displayNames = DisplayNameIndex(state.profiles)
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
         scheduleEveryHistoryExpiry()
     }
@@ -63,6 +70,7 @@ public final class HuddleCore {
         sessionPurges = MinHeap<SessionPurge>()
         sessionExpiries = MinHeap<SessionPurge>()
         usernames = UsernameIndex(state.accounts)
+        displayNames = DisplayNameIndex(state.profiles)
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
         historyExpiries = HistoryExpiries()
         scheduleEveryHistoryExpiry()
@@ -180,6 +188,23 @@ public final class HuddleCore {
             durableState.identities.unlink(IdentityKey(issuer: issuer, subject: subject), of: username)
         case let .spendNonce(issuer, nonce, expiresAt, time):
             durableState.identities.spend(nonce: nonce, issuer: issuer, until: expiresAt, at: time, bound: configuration.maxSpentNonces)
+        // Profiles and sessions.
+        case let .setProfile(user, displayName, avatar, _):
+            displayNames.replace(durableState.profiles[user].displayName, with: displayName, of: user)
+            durableState.profiles.set(UserProfile(displayName: displayName, avatar: avatar), of: user)
+        case let .seeSession(username, tokenHash, time):
+            durableState.sessions.see(tokenHash, ownedBy: username, at: time)
+
+        // Passwords.
+        case let .setCredentials(username, credentials, _):
+            durableState.accounts.setCredentials(credentials, of: username)
+        case let .issuePasswordReset(username, codeHash, expiresAt, _):
+            durableState.passwordResets.issue(codeHash, expiresAt: expiresAt, to: username)
+        case let .failPasswordReset(username, _):
+            durableState.passwordResets.fail(username, limit: Self.resetAttemptsPerCode)
+        case let .resetPassword(username, credentials, _):
+            durableState.accounts.setCredentials(credentials, of: username)
+            durableState.passwordResets.remove(username)
         }
         return stored
     }

@@ -22,14 +22,14 @@ extension SessionRecord: PersistedValue {
     var persisted: JSONValue {
         .record([
             ("tokenHash", tokenHash.persisted), ("username", username.persisted), ("expiresAt", expiresAt.persisted), ("device", device?.persisted),
-            ("createdAt", createdAt.persisted),
+            ("createdAt", createdAt.persisted), ("lastSeenAt", lastSeenAt == createdAt ? nil : lastSeenAt.persisted),
         ])
     }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "SessionRecord")
         self.init(
             tokenHash: try f("tokenHash"), username: try f("username"), expiresAt: try f("expiresAt"), device: try f.optional("device"),
-            createdAt: try f("createdAt"))
+            createdAt: try f("createdAt"), lastSeenAt: try f.optional("lastSeenAt"))
     }
 }
 
@@ -106,10 +106,17 @@ extension FriendRequest: PersistedValue {
 }
 
 extension FriendStatus: PersistedValue {
-    var persisted: JSONValue { .record([("username", username.persisted), ("online", online.persisted)]) }
+    var persisted: JSONValue {
+        .record([
+            ("username", username.persisted), ("online", online.persisted), ("displayName", profile.displayName?.persisted),
+            ("avatar", profile.avatar?.persisted),
+        ])
+    }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "FriendStatus")
-        self.init(username: try f("username"), online: try f("online"))
+        self.init(
+            username: try f("username"), online: try f("online"),
+            profile: UserProfile(displayName: try f.optional("displayName"), avatar: try f.optional("avatar")))
     }
 }
 
@@ -124,10 +131,18 @@ extension RoomUnread: PersistedValue {
 }
 
 extension FeedComment: PersistedValue {
-    var persisted: JSONValue { .record([("id", id.persisted), ("author", author.persisted), ("text", text.persisted), ("time", time.persisted)]) }
+    /// The author's profile only in a kept reply (a stored comment has none: it is added when shown).
+    var persisted: JSONValue {
+        .record([
+            ("id", id.persisted), ("author", author.persisted), ("text", text.persisted), ("time", time.persisted),
+            ("authorDisplayName", authorProfile.displayName?.persisted), ("authorAvatar", authorProfile.avatar?.persisted),
+        ])
+    }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "FeedComment")
-        self.init(id: try f("id"), author: try f("author"), text: try f("text"), time: try f("time"))
+        self.init(
+            id: try f("id"), author: try f("author"), text: try f("text"), time: try f("time"),
+            authorProfile: UserProfile(displayName: try f.optional("authorDisplayName"), avatar: try f.optional("authorAvatar")))
     }
 }
 
@@ -136,14 +151,16 @@ extension FeedPost: PersistedValue {
         .record([
             ("id", id.persisted), ("author", author.persisted), ("text", text.persisted), ("activity", activity?.persisted), ("at", at?.persisted),
             ("time", time.persisted), ("likes", likes.persisted), ("liked", liked.persisted), ("comments", comments.persisted),
-            ("recentComments", recentComments.persisted),
+            ("recentComments", recentComments.persisted), ("authorDisplayName", authorProfile.displayName?.persisted),
+            ("authorAvatar", authorProfile.avatar?.persisted),
         ])
     }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "FeedPost")
         self.init(
             id: try f("id"), author: try f("author"), text: try f("text"), activity: try f.optional("activity"), at: try f.optional("at"),
-            time: try f("time"), likes: try f("likes"), liked: try f("liked"), comments: try f("comments"), recentComments: try f("recentComments"))
+            time: try f("time"), likes: try f("likes"), liked: try f("liked"), comments: try f("comments"), recentComments: try f("recentComments"),
+            authorProfile: UserProfile(displayName: try f.optional("authorDisplayName"), avatar: try f.optional("authorAvatar")))
     }
 }
 
@@ -170,5 +187,20 @@ extension KeptResult: PersistedValue {
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "KeptResult")
         self.init(op: try f("op"), clientID: try f("clientID"), reply: try f("reply"), time: try f("time"))
+    }
+}
+
+extension SessionEntry: PersistedValue {
+    var persisted: JSONValue {
+        .record([
+            ("id", id.persisted), ("device", device?.persisted), ("createdAt", createdAt.persisted), ("lastSeenAt", lastSeenAt.persisted),
+            ("expiresAt", expiresAt.persisted), ("connected", connected.persisted), ("current", current.persisted),
+        ])
+    }
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        let f = try PersistedFields(persisted, "SessionEntry")
+        self.init(
+            id: try f("id"), device: try f.optional("device"), createdAt: try f("createdAt"), lastSeenAt: try f("lastSeenAt"),
+            expiresAt: try f("expiresAt"), connected: try f("connected"), current: try f("current"))
     }
 }

@@ -90,6 +90,18 @@ public enum Operation: Sendable, Equatable {
     case identities
     /// A JWT signed by the app's backend naming the user (`sub`).
     case appAuth(token: String, device: String?)
+    // Profiles and sessions.
+    case profile
+    /// Each nil when not given (unchanged); "" clears. At least one is given.
+    case profileSet(displayName: String?, avatar: String?)
+    case sessions
+    /// `id` as `sessions` lists it (not a token).
+    case sessionRevoke(id: String)
+    /// `revokeOthers`: also revoke every other session of the caller.
+    case passwordChange(oldPassword: String, newPassword: String, revokeOthers: Bool)
+    /// `login` is a username or an email address.
+    case passwordResetRequest(login: String)
+    case passwordReset(login: String, code: String, newPassword: String)
     /// Whether the op takes a `client_id` (`KeyedWrites`).
     public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
@@ -152,6 +164,14 @@ public enum Operation: Sendable, Equatable {
         case .identityUnlink: return "identity_unlink"
         case .identities: return "identities"
         case .appAuth: return "app_auth"
+        // Profiles and sessions.
+        case .profile: return "profile"
+        case .profileSet: return "profile_set"
+        case .sessions: return "sessions"
+        case .sessionRevoke: return "session_revoke"
+        case .passwordChange: return "password_change"
+        case .passwordResetRequest: return "password_reset_request"
+        case .passwordReset: return "password_reset"
         }
     }
 }

@@ -202,6 +202,24 @@ public enum RequestDecoder {
             return .identities
         case "app_auth":
             return .appAuth(token: try arguments.string("token"), device: try arguments.device())
+        // Profiles and sessions.
+        case "profile":
+            return .profile
+        case "profile_set":
+            return try profileSet(arguments)
+        case "sessions":
+            return .sessions
+        case "session_revoke":
+            return .sessionRevoke(id: try arguments.string("session"))
+        case "password_change":
+            return .passwordChange(
+                oldPassword: try arguments.string("old_password"), newPassword: try arguments.string("new_password"),
+                revokeOthers: try arguments.optionalBool("revoke_others") ?? false)
+        case "password_reset_request":
+            return .passwordResetRequest(login: try arguments.string("login"))
+        case "password_reset":
+            return .passwordReset(
+                login: try arguments.string("login"), code: try arguments.string("code"), newPassword: try arguments.string("new_password"))
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"

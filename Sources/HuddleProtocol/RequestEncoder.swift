@@ -107,6 +107,19 @@ public enum RequestEncoder {
             return []
         case let .appAuth(token, device):
             return [("token", .string(token))] + optional("device", device.map(JSONValue.string))
+        // Profiles and sessions.
+        case .profile, .sessions:
+            return []
+        case let .profileSet(displayName, avatar):
+            return optional("display_name", displayName.map(JSONValue.string)) + optional("avatar", avatar.map(JSONValue.string))
+        case let .sessionRevoke(id):
+            return [("session", .string(id))]
+        case let .passwordChange(oldPassword, newPassword, revokeOthers):
+            return [("old_password", .string(oldPassword)), ("new_password", .string(newPassword)), ("revoke_others", .bool(revokeOthers))]
+        case let .passwordResetRequest(login):
+            return [("login", .string(login))]
+        case let .passwordReset(login, code, newPassword):
+            return [("login", .string(login)), ("code", .string(code)), ("new_password", .string(newPassword))]
         }
     }
 

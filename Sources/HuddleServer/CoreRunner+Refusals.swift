@@ -70,6 +70,15 @@ extension CoreRunner {
             // Memories.
             case .memoryChanged:
                 break
+            // Profiles: the change was taken back.
+            case .profileChanged:
+                break
+            // Passwords: a code whose issue was taken back is not mailed; the others carry no
+            // command of their own and are never taken back.
+            case .mailPasswordReset:
+                break
+            case .changePassword, .hashResetPassword:
+                route(output)
             case .photoAccess(let caller, _):
                 answerPhoto(caller, .storageUnavailable)
             case .closeConnections, .authFailed:

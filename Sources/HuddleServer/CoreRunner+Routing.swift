@@ -67,6 +67,19 @@ extension CoreRunner {
         case .photoAccess(let caller, let access):
             if case .refused(let error) = access { metrics.countError(error.code.rawValue) }
             answerPhoto(caller, .decided(access))
+        // Profiles.
+        case .profileChanged(let user, let profile, let time, let recipients):
+            fanOut(ServerEvent.profile(user: user, profile, time: time).message, to: recipients)
+        // Passwords.
+        case .changePassword(let ref, let requestID, let username, let credentials, let oldPassword, let newPassword, let revokeOthers, let address):
+            changePassword(ref, requestID, username, credentials, oldPassword: oldPassword, newPassword: newPassword, revokeOthers: revokeOthers, address: address)
+        case .mailPasswordReset(let ref, let requestID, let username, let email, let expiresAt):
+            // Before the request's reply, which clears its secrets.
+            if let code = secrets[ref]?[requestID]?.resetCode {
+                passwordResetMailer?.submit(username: username, email: email, code: code, expiresAt: expiresAt)
+            }
+        case .hashResetPassword(let ref, let requestID, let username, let codeHash, let newPassword, let address):
+            hashResetPassword(ref, requestID, username, codeHash: codeHash, newPassword: newPassword, address: address)
         }
         return 0
     }

@@ -31,6 +31,9 @@ final class CoreRunner: @unchecked Sendable {
     /// Where `pushNotification` outputs go; nil without `--push-webhook` (they are dropped: the
     /// inbox and unread counts already hold what they tell of). Set before the thread starts.
     var pushGateway: PushGateway?
+    /// Where `mailPasswordReset` outputs go; nil without `--password-reset-webhook` (the core
+    /// then refuses resets as `unavailable`). Set before the thread starts.
+    var passwordResetMailer: PasswordResetMailer?
     /// Cluster mode's login limit shared by the nodes; nil in single-node mode (nothing asked).
     /// Set before the thread starts.
     var sharedLoginThrottle: SharedLoginThrottle?
@@ -89,10 +92,13 @@ final class CoreRunner: @unchecked Sendable {
         /// A login's spelling, kept only in cluster mode: the shared login limit keys an
         /// unknown login by it, as the core's throttle does.
         var login: String?
+        /// A password reset code the server drew: for the mail, never the core or the log.
+        var resetCode: String?
 
-        mutating func merge(token: String?, device: String?) {
+        mutating func merge(token: String?, device: String?, resetCode: String?) {
             if let token { self.token = token }
             if let device { self.device = device }
+            if let resetCode { self.resetCode = resetCode }
         }
     }
 
@@ -155,11 +161,11 @@ final class CoreRunner: @unchecked Sendable {
     // MARK: Submitting (any thread)
 
     /// Queues a request; `token` and `device` ride along to the reply without entering the core.
-    func submit(_ request: CoreRequest, op: String?, token: String? = nil, device: String? = nil) {
+    func submit(_ request: CoreRequest, op: String?, token: String? = nil, device: String? = nil, resetCode: String? = nil) {
         let submitted = MonotonicClock.nanoseconds()
         loop.execute { [self] in
-            if token != nil || device != nil, let ref = request.connection, let requestID = request.requestID {
-                secrets[ref, default: [:]][requestID, default: PendingSecrets()].merge(token: token, device: device)
+            if token != nil || device != nil || resetCode != nil, let ref = request.connection, let requestID = request.requestID {
+                secrets[ref, default: [:]][requestID, default: PendingSecrets()].merge(token: token, device: device, resetCode: resetCode)
             }
             process(request, op: op, submitted: submitted)
         }
@@ -231,6 +237,8 @@ final class CoreRunner: @unchecked Sendable {
         budgets.purge(now: MonotonicClock.milliseconds())
         metrics.budgetOwners.store(budgets.trackedOwnerCount, ordering: .relaxed)
         if decides { process(.expireActivities, op: nil, submitted: 0) }
+        // Every node: each logs the sessions it saw itself.
+        process(.recordSessionsSeen, op: nil, submitted: 0)
         releaseCaughtUpSignIns()  // those out of time
         guard let persistence else { return }  // cluster mode: writes come back with the writer
         do {

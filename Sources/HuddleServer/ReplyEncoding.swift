@@ -57,14 +57,15 @@ enum ReplyEncoding {
             return .presence(ChannelPresence(channel: channel, users: users))
         case .disconnected(let count):
             return .closed(count)
-        case .users(let usernames):
-            return .users(usernames)
+        case .users(let usernames, let profiles):
+            let names = usernames.compactMap { user in profiles[user].displayName.map { (username: user, displayName: $0) } }
+            return .users(UserSearchResult(users: usernames, displayNames: names))
         case .friendRequestSent(let becameFriends):
             return .friendRequest(becameFriends ? .friends : .requested)
-        case .friendRequests(let incoming, let outgoing):
+        case .friendRequests(let incoming, let outgoing, let profiles):
             return .friendRequests(FriendRequestList(
-                incoming: incoming.map { FriendRequestEntry(user: $0.from, message: $0.message, time: $0.time) },
-                outgoing: outgoing.map { FriendRequestEntry(user: $0.to, message: $0.message, time: $0.time) }))
+                incoming: incoming.map { FriendRequestEntry(user: $0.from, message: $0.message, time: $0.time, profile: profiles[$0.from]) },
+                outgoing: outgoing.map { FriendRequestEntry(user: $0.to, message: $0.message, time: $0.time, profile: profiles[$0.to]) }))
         case .alreadyPublished(let epoch, let offset, let time):
             return .published(PublishResult(epoch: epoch, offset: offset, time: time, duplicate: true))
         case .duplicate(let first):
@@ -116,6 +117,11 @@ enum ReplyEncoding {
             return .memoryPoint(memory: memory, point)
         case .keptMemory(let memory, let pointCount):
             return .memory(memory.shown(pointCount: pointCount))
+        // Profiles and sessions.
+        case .profile(let user, let profile):
+            return .profile(OwnProfile(username: user, profile: profile))
+        case .sessions(let sessions, let total):
+            return .sessions(SessionList(sessions: sessions, total: total))
         }
     }
 

@@ -108,6 +108,12 @@ public final class Server {
             verifier: IdentityVerifier(settings: configuration.identity, metrics: metrics.identity, download: JWKSDownload.get),
             threads: 1, sessionTTLMilliseconds: Int64(configuration.sessionTTLMilliseconds), logger: logger) : nil
         runner.identitySignIns = identitySignIns
+        let resetMailer = try configuration.passwordResetWebhook.map {
+            try PasswordResetMailer(
+                webhook: $0, secret: configuration.passwordResetSecret, caFile: configuration.passwordResetCAFile, metrics: metrics.passwordResets,
+                logger: logger)
+        }
+        runner.passwordResetMailer = resetMailer
         for (context, endpoint) in zip(contexts, endpoints) {
             context.addEndpoint(endpoint, path: "/v1")
             context.photoAPI = PhotoAPI(runner: runner, endpoint: endpoint, context: context, store: photoStore, workers: photoWorkers, uploads: photoUploads)
@@ -139,6 +145,7 @@ public final class Server {
         }
 
         try pushGateway?.start()
+        try resetMailer?.start()
         try runner.start()
         let threads = try loops.map { loop in
             try LoopThread.spawn(name: "huddle-io-\(loop.index)") { loop.run() }
@@ -162,6 +169,7 @@ public final class Server {
         }
         runner.stop(deadline: deadline)
         pushGateway?.join()
+        resetMailer?.stop()
         photoWorkers.stop()
         identitySignIns?.stop()
         logger.notice("stopped")

@@ -80,6 +80,15 @@ public struct ServerConfiguration: Sendable {
     /// The push gateway: the webhook (nil: none) and its queue, retries and timeouts.
     public var push = PushSettings()
 
+    // Password reset.
+    /// Where reset codes are POSTed for the operator's mail sender (nil: no password reset),
+    /// the key that signs them, and the CA an https:// webhook must chain to.
+    public var passwordResetWebhook: WebhookURL?
+    public var passwordResetSecret: String?
+    public var passwordResetCAFile: String?
+    /// How long a reset code is valid.
+    public var passwordResetCodeTTLMilliseconds: Int64 = 15 * 60_000
+
     // Memories.
     /// Largest photo the photo endpoint stores (`PUT /api/v1/photos`); 413 beyond.
     public var maxPhotoSize: Int = 10 * 1024 * 1024

@@ -62,6 +62,7 @@ final class ServerMetrics: Sendable {
     /// Retried writes answered with their kept first result, by op.
     private let duplicates = Mutex<[String: Int]>([:])
     let push = PushMetrics()
+    let passwordResets = PasswordResetMetrics()
     let photoUploads: PhotoUploads
     let passwordHashes = PasswordHashMetrics()
     let identity = IdentityMetrics()
@@ -182,6 +183,7 @@ final class ServerMetrics: Sendable {
             text += histogram.prometheusLines(name: "huddle_command_duration_seconds", labels: "op=\"\(op)\"")
         }
         text += push.prometheusText()
+        text += passwordResets.prometheusText()
         text += photoUploads.prometheusText()
         text += passwordHashes.prometheusText()
         text += identity.prometheusText()

@@ -117,6 +117,14 @@ struct Serve: ParsableCommand {
     @Option(help: "Notifications waiting for the webhook before the oldest is dropped.") var pushQueueSize: Int = 10_000
     @Option(help: "Attempts per notification (the first included) before it is dropped.") var pushMaxAttempts: Int = 6
     @Option(help: "Seconds one webhook attempt may take: connect, send, response status.") var pushTimeout: Int = 10
+    // Password reset.
+    @Option(help: "Webhook (http:// or https://) that gets a JSON POST {username, email, code, expires_at} per password reset code, for the operator's mail sender; none = no password reset.")
+    var passwordResetWebhook: String?
+    @Option(help: "Key that signs password reset webhook requests (X-Huddle-Signature: sha256=HMAC of the body); or HUDDLE_PASSWORD_RESET_WEBHOOK_SECRET.")
+    var passwordResetWebhookSecret: String?
+    @Option(help: "PEM CA certificates an https password reset webhook must chain to, instead of the system store.")
+    var passwordResetWebhookCa: String?
+    @Option(help: "Seconds a password reset code stays valid.") var passwordResetCodeTtl: Int = 900
     // Activities.
     @Option(help: "The activity list, comma-separated (1–64 names of 1–32 characters; \"Anything\" matches every other).")
     var activities: String = Self.defaultActivities
@@ -181,21 +189,13 @@ struct Serve: ParsableCommand {
         guard LogLineHandler.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
         guard summaryInterval >= 0 else { throw ValidationError("--summary-interval must be 0 (off) or more") }
         // Push.
-        if let pushWebhook {
-            do {
-                _ = try WebhookURL(pushWebhook)
-            } catch {
-                throw ValidationError("--push-webhook: \(error.reason)")
-            }
-            if pushWebhookCa != nil, !pushWebhook.lowercased().hasPrefix("https://") {
-                throw ValidationError("--push-webhook-ca is for an https:// webhook")
-            }
-        } else if pushWebhookSecret != nil || pushWebhookCa != nil {
-            throw ValidationError("--push-webhook-secret and --push-webhook-ca need --push-webhook")
-        }
+        try Self.checkWebhook(pushWebhook, secret: pushWebhookSecret, ca: pushWebhookCa, flag: "push-webhook")
         guard pushQueueSize > 0, pushMaxAttempts > 0, pushTimeout > 0 else {
             throw ValidationError("--push-queue-size, --push-max-attempts and --push-timeout must be positive")
         }
+        // Password reset.
+        try Self.checkWebhook(passwordResetWebhook, secret: passwordResetWebhookSecret, ca: passwordResetWebhookCa, flag: "password-reset-webhook")
+        guard passwordResetCodeTtl > 0 else { throw ValidationError("--password-reset-code-ttl must be positive") }
         // Activities.
         if let problem = Self.activitiesProblem(activities) { throw ValidationError("--activities: \(problem)") }
         // Memories.
@@ -255,6 +255,12 @@ struct Serve: ParsableCommand {
         config.push.queueCapacity = pushQueueSize
         config.push.maxAttempts = pushMaxAttempts
         config.push.requestTimeoutMilliseconds = Int64(pushTimeout) * 1000
+        // Password reset.
+        config.passwordResetWebhook = passwordResetWebhook.flatMap { try? WebhookURL($0) }
+        config.passwordResetSecret = passwordResetWebhookSecret ?? ProcessEnvironment.value("HUDDLE_PASSWORD_RESET_WEBHOOK_SECRET")
+        config.passwordResetCAFile = passwordResetWebhookCa
+        config.passwordResetCodeTTLMilliseconds = Int64(passwordResetCodeTtl) * 1000
+        config.core.passwordResetEnabled = config.passwordResetWebhook != nil
         // Activities.
         config.core.activities.names = Self.activityNames(activities)
         // Memories.

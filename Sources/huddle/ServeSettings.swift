@@ -24,7 +24,7 @@ enum ServeSettings {
     }
 
     /// Never shown by `--print-config`, only whether they are set.
-    static let secrets: Set<String> = ["api-key", "push-webhook-secret", "metrics-token", "app-token-secret"]
+    static let secrets: Set<String> = ["api-key", "push-webhook-secret", "metrics-token", "app-token-secret", "password-reset-webhook-secret"]
     /// About where settings come from, not settings themselves.
     static let sourceFlags: Set<String> = ["config", "print-config"]
 

@@ -232,6 +232,14 @@ extension CoreRequest {
         keyed.clientID = clientID
         return keyed
     }
+
+    // Profiles and sessions.
+    static func readProfile(_ ref: ConnectionRef, requestID: String) -> CoreRequest { op(ref, requestID, .profile) }
+    static func setProfile(_ ref: ConnectionRef, requestID: String, displayName: String?, avatar: String?) -> CoreRequest {
+        op(ref, requestID, .profileSet(displayName: displayName, avatar: avatar))
+    }
+    static func listSessions(_ ref: ConnectionRef, requestID: String) -> CoreRequest { op(ref, requestID, .sessions) }
+    static func revokeSession(_ ref: ConnectionRef, requestID: String, id: String) -> CoreRequest { op(ref, requestID, .sessionRevoke(id: id)) }
 }
 
 extension MemoryArguments {

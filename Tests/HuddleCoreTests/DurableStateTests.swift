@@ -12,6 +12,7 @@ import Testing
         configuration.expiredSessionRetentionMilliseconds = 1_000
         configuration.keptResultMilliseconds = 1_000
         configuration.keptResultSweepMilliseconds = 1_000
+        configuration.passwordResetEnabled = true
         return configuration
     }
 
@@ -85,6 +86,11 @@ import Testing
                 step(.deleteMemoryPoint(alice, requestID: "pd", memory: 1, point: 2))
                 step(.createMemory(connections["bob"]!, requestID: "mc", MemoryFields(title: "Porto", date: "2025-07-01")))
                 step(.deleteMemory(connections["bob"]!, requestID: "md", memory: 2))
+                // Profiles: alice's name and avatar, one changed, bob's set and cleared.
+                step(.setProfile(alice, requestID: "ps", displayName: "Alice ☕", avatar: photo))
+                step(.setProfile(alice, requestID: "ps", displayName: "Alice", avatar: nil))
+                step(.setProfile(connections["bob"]!, requestID: "ps", displayName: "Bob", avatar: nil))
+                step(.setProfile(connections["bob"]!, requestID: "ps", displayName: "", avatar: nil))
             }
             if round == 40 {
                 // bob logs in on a second device, logs the first out, and fails a login once.
@@ -101,6 +107,33 @@ import Testing
                 step(.disconnectUser(requestID: "d", username: "carol"))
                 connections["carol"] = harness.connectSignedIn(with: sessions["carol"]!)
                 step(.tick)
+                // Sessions: carol's last seen, an hour on, is logged; she logs in on a second
+                // device and revokes that session by its id from the first.
+                harness.advance(CoreConfiguration().sessionSeenIntervalMilliseconds)
+                step(.authenticate(harness.connect(), requestID: "a", tokenHash: sessions["carol"]!.tokenHash))
+                step(.recordSessionsSeen)
+                let tablet = harness.connect()
+                let tabletSession = harness.newSession()
+                step(.beginLogin(tablet, requestID: "L", login: "carol", address: "d", password: "p"))
+                step(.finishLogin(tablet, requestID: "L", username: "carol", passwordMatched: true, address: "d", session: tabletSession))
+                step(.revokeSession(connections["carol"]!, requestID: "r", id: Hex.encode(Array(tabletSession.tokenHash.prefix(8)))))
+                // Passwords: carol changes hers; dave's reset code is guessed at once, then used.
+                let carol = connections["carol"]!
+                step(CoreRequest(connection: carol, requestID: "pc", .operation(.passwordChange(oldPassword: "p", newPassword: "a new one!", revokeOthers: false))))
+                let verified = harness.core.durableState.accounts["carol"]!.credentials
+                let changed = Credentials(salt: [9], hash: [9, 9], iterations: 1000)
+                step(CoreRequest(connection: carol, requestID: "pc", .finishPasswordChange(
+                    username: "carol", verified: verified, newCredentials: changed, revokeOthers: false, address: "192.0.2.1")))
+                let asking = harness.connect()
+                let code: [UInt8] = [1, 2, 3]
+                step(CoreRequest(connection: asking, requestID: "rr", .requestPasswordReset(
+                    login: "dave", address: "192.0.2.2", codeHash: code, expiresAt: harness.time + 60_000)))
+                step(CoreRequest(connection: asking, requestID: "rp", .beginPasswordReset(
+                    login: "dave", address: "192.0.2.2", codeHash: [7], newPassword: "a new one!")))
+                step(CoreRequest(connection: asking, requestID: "rp", .beginPasswordReset(
+                    login: "dave", address: "192.0.2.2", codeHash: code, newPassword: "a new one!")))
+                step(CoreRequest(connection: asking, requestID: "rp", .finishPasswordReset(
+                    username: "dave", codeHash: code, credentials: changed, address: "192.0.2.2")))
             }
             if round == 80 {
                 step(.logout(connections["alice"]!, requestID: "o", all: true))
@@ -177,6 +210,14 @@ import Testing
             case .forgetKeptResults: kinds.insert("forgetKeptResults")
             // Identities: IdentityTests replays a scenario of its own.
             case .createIdentityAccount, .linkIdentity, .unlinkIdentity, .spendNonce: break
+            // Profiles and sessions.
+            case .setProfile: kinds.insert("setProfile")
+            case .seeSession: kinds.insert("seeSession")
+            // Passwords.
+            case .setCredentials: kinds.insert("setCredentials")
+            case .issuePasswordReset: kinds.insert("issuePasswordReset")
+            case .failPasswordReset: kinds.insert("failPasswordReset")
+            case .resetPassword: kinds.insert("resetPassword")
             }
         }
         let state = harness.core.durableState
@@ -188,7 +229,15 @@ import Testing
             "createMemory", "updateMemory", "deleteMemory", "putMemoryPoint", "deleteMemoryPoint", "addPhotoOwner",
             // Keyed writes.
             "keepResult", "forgetKeptResults",
+            // Profiles and sessions.
+            "setProfile", "seeSession",
+            // Passwords.
+            "setCredentials", "issuePasswordReset", "failPasswordReset", "resetPassword",
         ])
+        #expect(state.accounts["carol"]?.credentials.hash == [9, 9] && state.accounts["dave"]?.credentials.hash == [9, 9])
+        #expect(state.passwordResets.count == 0)
+        #expect(state.profiles["alice"] == UserProfile(displayName: "Alice", avatar: String(repeating: "ab", count: 32)) && state.profiles.count == 1)
+        #expect(state.sessions.tokenHashes(of: "carol").count == 1)
         #expect(state.keptResults.count(of: "alice") == 0)
         #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 2 && state.feed[1]?.likers.isEmpty == true)
         #expect(state.memories.memories(of: "alice").map { $0.points.map(\.time) } == [[9]] && state.memories.count == 1)

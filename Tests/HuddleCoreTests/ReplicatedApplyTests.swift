@@ -13,6 +13,7 @@ import Testing
     /// ephemeral; replies, pushes and sign-in work belong to the deciding node).
     private enum EventKind: Hashable, CaseIterable {
         case deliver, feedEvent, memoryChanged, presenceChanged, closeConnections
+        case profileChanged
     }
 
     private final class TwoNodes {
@@ -20,6 +21,7 @@ import Testing
             var configuration = CoreConfiguration()
             configuration.expiredSessionRetentionMilliseconds = 60_000
             configuration.history[.room] = HistoryLimit(maxPublications: 100, maxAgeMilliseconds: 60 * 60_000)
+            configuration.passwordResetEnabled = true
             return configuration
         }()
 
@@ -103,6 +105,7 @@ import Testing
             case .memoryChanged: .memoryChanged
             case .presenceChanged: .presenceChanged
             case .closeConnections: .closeConnections
+            case .profileChanged: .profileChanged
             default: nil
             }
         }
@@ -116,6 +119,7 @@ import Testing
                 case let .memoryChanged(change, to): .memoryChanged(change, to: mapped(to))
                 case let .presenceChanged(user, online, to): .presenceChanged(user: user, online: online, to: mapped(to))
                 case let .closeConnections(refs, code, reason): .closeConnections(mapped(refs), code: code, reason: reason)
+                case let .profileChanged(user, profile, time, to): .profileChanged(user: user, profile, time: time, to: mapped(to))
                 default: nil
                 }
             }
@@ -196,6 +200,32 @@ import Testing
         nodes.step(.addMemoryPoint(alice, requestID: "m", memory: 1, MemoryPointFields(time: 6)))
         nodes.step(.deleteMemoryPoint(alice, requestID: "m", memory: 1, point: 2))
         nodes.step(.deleteMemory(alicePhone, requestID: "m", memory: 1))
+
+        // Profiles: alice's name and her photo as avatar, told to her friend bob and her devices;
+        // posts show it.
+        nodes.step(.setProfile(alice, requestID: "pf", displayName: "Alice ☕", avatar: photo))
+        nodes.step(.createPost(alice, requestID: "p", text: "with a name", activity: nil, at: nil))
+        nodes.step(.setProfile(alicePhone, requestID: "pf", displayName: "", avatar: nil))
+
+        // Sessions: bob signs in on a tablet and revokes it by id from his first device.
+        let (_, bobPhoneSession) = nodes.logIn("bob", lifetime: CoreHarness.sessionLifetime)
+        nodes.step(.revokeSession(bob, requestID: "sr", id: Hex.encode(Array(bobPhoneSession.tokenHash.prefix(8)))))
+
+        // Passwords: bob changes his and revokes his other sessions (closed on both nodes);
+        // carol's reset code is guessed once, then used (her sessions closed on both nodes).
+        let (_, bobLaptopSession) = nodes.logIn("bob", lifetime: CoreHarness.sessionLifetime)
+        _ = bobLaptopSession
+        nodes.step(CoreRequest(connection: bob, requestID: "pc", .operation(.passwordChange(oldPassword: "p", newPassword: "a new one!", revokeOthers: true))))
+        let verified = nodes.a.core.durableState.accounts["bob"]!.credentials
+        let newCredentials = Credentials(salt: [1], hash: [2], iterations: 1000)
+        nodes.step(CoreRequest(connection: bob, requestID: "pc", .finishPasswordChange(
+            username: "bob", verified: verified, newCredentials: newCredentials, revokeOthers: true, address: "192.0.2.1")))
+        let asking = nodes.a.connect()
+        nodes.step(CoreRequest(connection: asking, requestID: "rr", .requestPasswordReset(
+            login: "carol", address: "192.0.2.9", codeHash: [5, 5], expiresAt: nodes.a.time + 60_000)))
+        nodes.step(CoreRequest(connection: asking, requestID: "rp", .beginPasswordReset(login: "carol", address: "192.0.2.9", codeHash: [6], newPassword: "a new one!")))
+        nodes.step(CoreRequest(connection: asking, requestID: "rp", .finishPasswordReset(
+            username: "carol", codeHash: [5, 5], credentials: newCredentials, address: "192.0.2.9")))
 
         // The end of a friendship ends bob's loc: subscription on both nodes, and the match.
         nodes.step(.removeFriend(bob, requestID: "f", user: "alice"))

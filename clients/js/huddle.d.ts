@@ -146,7 +146,15 @@ export declare class HuddleClient {
   friendDecline(user: string, options?: Key): Promise<{}>;
   friendCancel(user: string, options?: Key): Promise<{}>;
   friendRemove(user: string, options?: Key): Promise<{}>;
-  friends(): Promise<{ friends: { username: string; online: boolean }[] }>;
+  friends(): Promise<{ friends: ({ username: string; online: boolean } & Profile)[] }>;
+
+  profile(): Promise<OwnProfile>;
+  profileSet(fields: { displayName?: string; avatar?: string }): Promise<OwnProfile>;
+  sessions(): Promise<{ sessions: Session[]; total: number }>;
+  sessionRevoke(session: string): Promise<{ revoked: number }>;
+  passwordChange(oldPassword: string, newPassword: string, options?: { revokeOthers?: boolean }): Promise<{ revoked: number }>;
+  passwordResetRequest(login: string): Promise<{}>;
+  passwordReset(fields: { login: string; code: string; newPassword: string }): Promise<{ revoked: number }>;
 
   markRead(channel: string, offset: number, options?: Key): Promise<{ channel: string; read: number; unread: number; badge: number }>;
   unread(): Promise<{ rooms: { channel: string; offset: number; read: number; unread: number }[]; total: number }>;
@@ -185,3 +193,11 @@ export declare class HuddleClient {
 }
 
 export default HuddleClient;
+
+/** A user's display name and avatar (a photo hash), each present only when set (protocol.md, "Profiles"). */
+export interface Profile { display_name?: string; avatar?: string }
+/** The caller's own profile: both always present, null when unset. */
+export interface OwnProfile { username: string; display_name: string | null; avatar: string | null }
+export interface Session {
+  id: string; device: string | null; created_at: number; last_seen_at: number; expires_at: number; connected: boolean; current: boolean;
+}

@@ -26,6 +26,8 @@ export const SAFE_TO_REPEAT = Object.freeze(new Set([
   'ping', 'whoami', 'history', 'presence', 'user_search', 'friend_requests', 'friends', 'unread',
   'feed', 'comments', 'activities', 'matches', 'places', 'where', 'memories', 'memory',
   'location_fix', 'region',
+  // Profiles and sessions: setting the same profile twice is the same as once.
+  'profile', 'profile_set', 'sessions',
 ]));
 
 /** A refused request (the reply's `error`), or the client's own failure (`connection_lost`,
@@ -644,6 +646,19 @@ export class HuddleClient {
     return this.request('point_update', compact({ memory, point, time, position, place_name: placeName, note, photos, client_id: clientId }));
   }
   pointDelete(memory, point, { clientId } = {}) { return this.request('point_delete', compact({ memory, point, client_id: clientId })); }
+
+  // ---- profiles, sessions, passwords ----
+
+  profile() { return this.request('profile'); }
+  /** `displayName`/`avatar` left out stay as they are; '' clears one. */
+  profileSet({ displayName, avatar } = {}) { return this.request('profile_set', compact({ display_name: displayName, avatar })); }
+  sessions() { return this.request('sessions'); }
+  sessionRevoke(session) { return this.request('session_revoke', { session }); }
+  passwordChange(oldPassword, newPassword, { revokeOthers } = {}) {
+    return this.request('password_change', compact({ old_password: oldPassword, new_password: newPassword, revoke_others: revokeOthers }));
+  }
+  passwordResetRequest(login) { return this.request('password_reset_request', { login }); }
+  passwordReset({ login, code, newPassword }) { return this.request('password_reset', { login, code, new_password: newPassword }); }
 
   // ---- photos (HTTP, with the session token) ----
 

@@ -17,7 +17,7 @@ public indirect enum ReplyResult: Sendable, Equatable {
     /// The HTTP API's `disconnect`: how many connections were closed.
     case closed(Int)
     /// `user_search`.
-    case users([String])
+    case users(UserSearchResult)
     case friendRequest(FriendRequestOutcome)
     case friendRequests(FriendRequestList)
     case friends([FriendStatus])
@@ -40,6 +40,10 @@ public indirect enum ReplyResult: Sendable, Equatable {
     case memoryPoint(memory: UInt64, MemoryPoint)
     /// `identities`, `identity_link`, `identity_unlink`: the account's identities, oldest first.
     case identities([LinkedIdentity])
+    // Profiles and sessions.
+    /// `profile`, `profile_set`.
+    case profile(OwnProfile)
+    case sessions(SessionList)
     /// A keyed write's first result sent again to its retry (protocol.md, "Retries"), marked
     /// `"duplicate": true`.
     case duplicate(ReplyResult)
@@ -55,7 +59,7 @@ public indirect enum ReplyResult: Sendable, Equatable {
         case .history(let page): return page.result
         case .presence(let presence): return presence.result
         case .closed(let count): return .object([("closed", .integer(count))])
-        case .users(let users): return .object([("users", .strings(users))])
+        case .users(let found): return found.result
         case .friendRequest(let outcome): return outcome.result
         case .friendRequests(let list): return list.result
         case .friends(let friends): return .object([("friends", .array(friends.map(\.json)))])
@@ -77,6 +81,8 @@ public indirect enum ReplyResult: Sendable, Equatable {
         case .memories(let memories): return .object([("memories", .array(memories.map(\.json)))])
         case .memoryPoint(let memory, let point): return .object([("memory", .integer(memory)), ("point", point.json)])
         case .identities(let identities): return .object([("identities", .array(identities.map(\.json)))])
+        case .profile(let profile): return profile.result
+        case .sessions(let list): return list.result
         case .duplicate(let first):
             guard case .object(let members) = first.json else { return first.json }
             return .object(members + [("duplicate", .bool(true))])
@@ -97,7 +103,7 @@ public indirect enum ReplyResult: Sendable, Equatable {
             { .history(try HistoryPage(result: $0)) },
             { .presence(try ChannelPresence(result: $0)) },
             { .closed(try closed(in: $0)) },
-            { .users(try users(in: $0)) },
+            { .users(try UserSearchResult(result: $0)) },
             { .friendRequest(try FriendRequestOutcome(result: $0)) },
             { .friendRequests(try FriendRequestList(result: $0)) },
             { .friends(try friends(in: $0)) },
@@ -119,6 +125,8 @@ public indirect enum ReplyResult: Sendable, Equatable {
             { .memories(try memories(in: $0)) },
             { let (memory, point) = try memoryPoint(in: $0); return .memoryPoint(memory: memory, point) },
             { .identities(try LinkedIdentity.list(in: $0)) },
+            { .profile(try OwnProfile(result: $0)) },
+            { .sessions(try SessionList(result: $0)) },
         ]
         var found: [ReplyResult] = []
         for reading in readings {

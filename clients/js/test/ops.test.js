@@ -256,3 +256,32 @@ test('several server URLs: an unreachable first one is skipped', async () => {
   assert.equal(typeof (await client.ping()).time, 'number');
   client.stop();
 });
+
+test('profiles, sessions and passwords: set and read, the live profile event, friends see it, revoke a session by id, change the password', async () => {
+  const a = await signedUp('pa');
+  const b = await signedUp('pb');
+  await befriend(a, b);
+  const [an, bn] = [a.user.username, b.user.username];
+  const heard = nextEvent(b, 'profile', (e) => e.user === an);
+  assert.deepEqual(await a.profileSet({ displayName: 'Ann A.' }), { username: an, display_name: 'Ann A.', avatar: null });
+  assert.equal((await heard).display_name, 'Ann A.');
+  assert.equal((await a.profile()).display_name, 'Ann A.');
+  assert.equal((await b.friends()).friends.find((f) => f.username === an).display_name, 'Ann A.');
+  await assert.rejects(a.profileSet({ displayName: ' x' }), { code: 'invalid_display_name' });
+
+  const phone = makeClient();
+  await phone.start();
+  await phone.login({ login: bn, password: 'correct horse battery', device: 'phone' });
+  const { sessions, total } = await b.sessions();
+  assert.equal(total, 2);
+  const id = sessions.find((s) => s.device === 'phone').id;
+  assert.deepEqual(await b.sessionRevoke(id), { revoked: 1 });
+  await assert.rejects(b.sessionRevoke(id), { code: 'session_not_found' });
+
+  await assert.rejects(b.passwordChange('wrong password!', 'a new password'), { code: 'invalid_credentials' });
+  assert.deepEqual(await b.passwordChange('correct horse battery', 'a new password'), { revoked: 0 });
+  const anonymous = makeClient();
+  await anonymous.start();
+  await assert.rejects(anonymous.passwordResetRequest(bn), { code: 'unavailable' });
+  assert.equal((await anonymous.login({ login: bn, password: 'a new password' })).user.username, bn);
+});
