@@ -89,6 +89,11 @@ extension CoreCommand: PersistedValue {
             ])
         case .forgetKeptResults(let before, let time):
             .variant("forgetKeptResults", [("before", before.persisted), ("time", time.persisted)])
+        // Blocking.
+        case .block(let user, let blocked, let time):
+            .variant("block", [("user", user.persisted), ("blocked", blocked.persisted), ("time", time.persisted)])
+        case .unblock(let user, let blocked, let time):
+            .variant("unblock", [("user", user.persisted), ("blocked", blocked.persisted), ("time", time.persisted)])
         }
     }
 
@@ -176,6 +181,11 @@ extension CoreCommand: PersistedValue {
             self = .keepResult(user: try f("user"), op: try f("op"), clientID: try f("clientID"), reply: try f("reply"), time: try f("time"))
         case "forgetKeptResults":
             self = .forgetKeptResults(before: try f("before"), time: try f("time"))
+        // Blocking.
+        case "block":
+            self = .block(user: try f("user"), blocked: try f("blocked"), time: try f("time"))
+        case "unblock":
+            self = .unblock(user: try f("user"), blocked: try f("blocked"), time: try f("time"))
         default:
             throw variant.unknown()
         }

@@ -97,4 +97,10 @@ public enum CoreCommand: Sendable, Equatable {
     case keepResult(user: Username, op: String, clientID: String, reply: CoreReply, time: Int64)
     /// Every kept result older than `before` is forgotten; emitted by `tick`.
     case forgetKeptResults(before: Int64, time: Int64)
+
+    // Blocking. A block is logged after the commands that undid what the two had (the
+    // friendship, requests either way, with their notices), in the same turn.
+    case block(user: Username, blocked: Username, time: Int64)
+    /// Restores nothing: the friendship and requests the block removed stay gone.
+    case unblock(user: Username, blocked: Username, time: Int64)
 }

@@ -27,6 +27,8 @@ public struct CoreDurableState: Sendable, Equatable {
     public internal(set) var photos = PhotoOwnership()
     // Keyed writes.
     public internal(set) var keptResults = KeptResults()
+    // Blocking.
+    public internal(set) var blocks = Blocks()
 
     public init() {}
 }
@@ -53,6 +55,8 @@ extension CoreDurableState: PersistedValue {
             ("photos", photos.persisted),
             // Keyed writes.
             ("keptResults", keptResults.persisted),
+            // Blocking.
+            ("blocks", blocks.persisted),
         ])
     }
 
@@ -75,5 +79,7 @@ extension CoreDurableState: PersistedValue {
         photos = try f.optional("photos") ?? PhotoOwnership()
         // Keyed writes.
         keptResults = try f.optional("keptResults") ?? KeptResults()
+        // Blocking.
+        blocks = try f.optional("blocks") ?? Blocks()
     }
 }

@@ -69,4 +69,9 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case tooManyPoints = "too_many_points"
     case tooManyPhotos = "too_many_photos"
     case photoQuotaExceeded = "photo_quota_exceeded"
+    // Blocking.
+    case alreadyBlocked = "already_blocked"
+    case notBlocked = "not_blocked"
+    case userBlocked = "user_blocked"
+    case tooManyBlocks = "too_many_blocks"
 }

@@ -44,6 +44,11 @@ extension Operation {
             .write
         case .memories, .memory:
             .pagedRead
+        // Blocking.
+        case .block, .unblock:
+            .write
+        case .blocks:
+            .read
         }
     }
 }

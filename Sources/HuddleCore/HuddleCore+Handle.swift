@@ -181,6 +181,13 @@ extension HuddleCore {
             updateMemoryPoint(connection, requestID: requestID, memory: memory, point: point, MemoryPointFields(arguments), at: time, into: &step)
         case let .pointDelete(memory, point):
             deleteMemoryPoint(connection, requestID: requestID, memory: memory, point: point, at: time, into: &step)
+        // Blocking.
+        case let .block(user):
+            block(connection, requestID: requestID, user: user, at: time, into: &step)
+        case let .unblock(user):
+            unblock(connection, requestID: requestID, user: user, at: time, into: &step)
+        case .blocks:
+            listBlocks(connection, requestID: requestID, into: &step)
         }
     }
 }

@@ -168,6 +168,12 @@ public final class HuddleCore {
                 limit: configuration.keptResultsPerUser, window: configuration.keptResultMilliseconds)
         case let .forgetKeptResults(before, _):
             durableState.keptResults.forget(before: before)
+
+        // Blocking.
+        case let .block(user, blocked, _):
+            durableState.blocks.block(user, blocked)
+        case let .unblock(user, blocked, _):
+            durableState.blocks.unblock(user, blocked)
         }
         return stored
     }

@@ -18,12 +18,14 @@ struct UsernameIndex: Sendable {
     }
 
     /// Up to `limit` usernames starting with `prefix` (canonical), in byte order, skipping
-    /// `excluded`.
-    func search(prefix: String, limit: Int, excluding excluded: Username? = nil) -> [Username] {
+    /// `excluded` and those `isHidden` (blocked either way: at most the hidden ones are skipped).
+    func search(
+        prefix: String, limit: Int, excluding excluded: Username? = nil, isHidden: (Username) -> Bool = { _ in false }
+    ) -> [Username] {
         var found: [Username] = []
         var index = firstIndex(notBefore: prefix)
         while index < sorted.count, found.count < limit, sorted[index].utf8.starts(with: prefix.utf8) {
-            if sorted[index] != excluded { found.append(sorted[index]) }
+            if sorted[index] != excluded, !isHidden(sorted[index]) { found.append(sorted[index]) }
             index += 1
         }
         return found

@@ -80,6 +80,11 @@ public enum Operation: Sendable, Equatable {
     /// At least one field given.
     case pointUpdate(memory: UInt64, point: UInt64, MemoryPointArguments)
     case pointDelete(memory: UInt64, point: UInt64)
+
+    // Blocking.
+    case block(user: String)
+    case unblock(user: String)
+    case blocks
     /// Whether the op takes a `client_id` (`KeyedWrites`).
     public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
@@ -136,6 +141,10 @@ public enum Operation: Sendable, Equatable {
         case .pointAdd: return "point_add"
         case .pointUpdate: return "point_update"
         case .pointDelete: return "point_delete"
+        // Blocking.
+        case .block: return "block"
+        case .unblock: return "unblock"
+        case .blocks: return "blocks"
         }
     }
 }

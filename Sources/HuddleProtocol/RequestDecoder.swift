@@ -189,6 +189,13 @@ public enum RequestDecoder {
             return try pointUpdate(arguments)
         case "point_delete":
             return .pointDelete(memory: try memoryIdentifier(arguments, "memory"), point: try memoryIdentifier(arguments, "point"))
+        // Blocking.
+        case "block":
+            return .block(user: try arguments.string("user"))
+        case "unblock":
+            return .unblock(user: try arguments.string("user"))
+        case "blocks":
+            return .blocks
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"

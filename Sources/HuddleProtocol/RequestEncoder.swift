@@ -95,6 +95,11 @@ public enum RequestEncoder {
             return [("memory", .integer(memory)), ("point", .integer(point))] + self.point(fields)
         case let .pointDelete(memory, point):
             return [("memory", .integer(memory)), ("point", .integer(point))]
+        // Blocking.
+        case let .block(user), let .unblock(user):
+            return [("user", .string(user))]
+        case .blocks:
+            return []
         }
     }
 

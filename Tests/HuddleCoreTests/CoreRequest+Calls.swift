@@ -96,6 +96,8 @@ extension CoreRequest {
     }
 
     static func removeFriend(_ ref: ConnectionRef, requestID: String, user: String) -> CoreRequest { op(ref, requestID, .friendRemove(user: user)) }
+    static func block(_ ref: ConnectionRef, requestID: String, user: String) -> CoreRequest { op(ref, requestID, .block(user: user)) }
+    static func unblock(_ ref: ConnectionRef, requestID: String, user: String) -> CoreRequest { op(ref, requestID, .unblock(user: user)) }
     static func listFriends(_ ref: ConnectionRef, requestID: String) -> CoreRequest { op(ref, requestID, .friends) }
 
     // Chat.

@@ -132,6 +132,10 @@ import Testing
                     step(.keyed(connections["alice"]!, requestID: "kc", op: "comment", clientID: "c-1",
                                 .commentOnPost(connections["alice"]!, requestID: "kc", post: 1, text: "see you")))
                 }
+                // Blocking: one kept, one lifted.
+                step(.block(connections["carol"]!, requestID: "b1", user: "dave"))
+                step(.block(connections["carol"]!, requestID: "b2", user: "bob"))
+                step(.unblock(connections["carol"]!, requestID: "b3", user: "bob"))
                 // Kept past the window: the next sweep forgets it.
                 harness.advance(2_000)
                 step(.tick)
@@ -175,6 +179,9 @@ import Testing
             // Keyed writes.
             case .keepResult: kinds.insert("keepResult")
             case .forgetKeptResults: kinds.insert("forgetKeptResults")
+            // Blocking.
+            case .block: kinds.insert("block")
+            case .unblock: kinds.insert("unblock")
             }
         }
         let state = harness.core.durableState
@@ -186,7 +193,10 @@ import Testing
             "createMemory", "updateMemory", "deleteMemory", "putMemoryPoint", "deleteMemoryPoint", "addPhotoOwner",
             // Keyed writes.
             "keepResult", "forgetKeptResults",
+            // Blocking.
+            "block", "unblock",
         ])
+        #expect(state.blocks.blocked(by: "carol") == ["dave"] && state.blocks.blockCount == 1)
         #expect(state.keptResults.count(of: "alice") == 0)
         #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 2 && state.feed[1]?.likers.isEmpty == true)
         #expect(state.memories.memories(of: "alice").map { $0.points.map(\.time) } == [[9]] && state.memories.count == 1)

@@ -202,6 +202,13 @@ import Testing
         nodes.step(.reportRegion(alice, requestID: "r", placeID: 1, entered: false, time: nodes.a.time))
         nodes.step(.removePlace(alice, requestID: "pr", id: 1))
 
+        // Blocking: between friends (bob and carol crossed requests), what an unfriending tells;
+        // one lifted, one kept.
+        nodes.step(.block(carol, requestID: "b", user: "bob"))
+        nodes.step(.unblock(carol, requestID: "b", user: "bob"))
+        nodes.step(.block(carol, requestID: "b", user: "alice"))
+        #expect(nodes.b.durableState.blocks.blocked(by: "carol") == ["alice"])
+
         // Logouts: one device, then every device of a user.
         nodes.step(.logout(alicePhone, requestID: "o", all: false))
         nodes.step(.logout(carol, requestID: "o", all: true))
