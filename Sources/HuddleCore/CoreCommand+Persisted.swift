@@ -94,6 +94,11 @@ extension CoreCommand: PersistedValue {
             .variant("block", [("user", user.persisted), ("blocked", blocked.persisted), ("time", time.persisted)])
         case .unblock(let user, let blocked, let time):
             .variant("unblock", [("user", user.persisted), ("blocked", blocked.persisted), ("time", time.persisted)])
+        // Moderation.
+        case .suspend(let user, let reason, let until, let time):
+            .variant("suspend", [("user", user.persisted), ("reason", reason.persisted), ("until", until?.persisted), ("time", time.persisted)])
+        case .unsuspend(let user, let time):
+            .variant("unsuspend", [("user", user.persisted), ("time", time.persisted)])
         }
     }
 
@@ -186,6 +191,11 @@ extension CoreCommand: PersistedValue {
             self = .block(user: try f("user"), blocked: try f("blocked"), time: try f("time"))
         case "unblock":
             self = .unblock(user: try f("user"), blocked: try f("blocked"), time: try f("time"))
+        // Moderation.
+        case "suspend":
+            self = .suspend(user: try f("user"), reason: try f("reason"), until: try f.optional("until"), time: try f("time"))
+        case "unsuspend":
+            self = .unsuspend(user: try f("user"), time: try f("time"))
         default:
             throw variant.unknown()
         }

@@ -103,4 +103,10 @@ public enum CoreCommand: Sendable, Equatable {
     case block(user: Username, blocked: Username, time: Int64)
     /// Restores nothing: the friendship and requests the block removed stay gone.
     case unblock(user: Username, blocked: Username, time: Int64)
+
+    // Moderation.
+    /// The operator suspended `user` (again: the new reason and end replace the old); their
+    /// live connections close on every node.
+    case suspend(user: Username, reason: String, until: Int64?, time: Int64)
+    case unsuspend(user: Username, time: Int64)
 }

@@ -29,6 +29,8 @@ public struct CoreDurableState: Sendable, Equatable {
     public internal(set) var keptResults = KeptResults()
     // Blocking.
     public internal(set) var blocks = Blocks()
+    // Moderation.
+    public internal(set) var suspensions = Suspensions()
 
     public init() {}
 }
@@ -57,6 +59,8 @@ extension CoreDurableState: PersistedValue {
             ("keptResults", keptResults.persisted),
             // Blocking.
             ("blocks", blocks.persisted),
+            // Moderation.
+            ("suspensions", suspensions.persisted),
         ])
     }
 
@@ -81,5 +85,7 @@ extension CoreDurableState: PersistedValue {
         keptResults = try f.optional("keptResults") ?? KeptResults()
         // Blocking.
         blocks = try f.optional("blocks") ?? Blocks()
+        // Moderation.
+        suspensions = try f.optional("suspensions") ?? Suspensions()
     }
 }

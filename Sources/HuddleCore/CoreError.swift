@@ -74,4 +74,7 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case notBlocked = "not_blocked"
     case userBlocked = "user_blocked"
     case tooManyBlocks = "too_many_blocks"
+    // Moderation.
+    case accountSuspended = "account_suspended"
+    case notSuspended = "not_suspended"
 }

@@ -63,6 +63,8 @@ extension CoreRequestBody {
         // The second halves are not refused: they end password hashes the core counts.
         case .signUp, .finishLogin, .authenticate, .disconnectUser:
             .read
+        case .moderation(let request):
+            request.effect
         // A photo upload is refused before its body is read, not after it was stored.
         case .authorizePhotoUpload, .recordPhoto:
             .write
@@ -96,7 +98,7 @@ extension CoreRequest {
 
     public var replyRoute: ReplyRoute {
         switch body {
-        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser:
+        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser, .moderation:
             switch (connection, requestID) {
             case (let ref?, let id?): .connection(ref, requestID: id)
             case (nil, let id?): .api(requestID: id)
@@ -119,7 +121,7 @@ extension CoreRequest {
         case .operation, .beginSignUp, .beginLogin, .authenticate:
             guard let connection, let requestID else { return nil }
             return (connection, requestID)
-        case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
+        case .signUp, .finishLogin, .serverPublish, .disconnectUser, .moderation, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
              .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
             return nil
         }
@@ -129,7 +131,7 @@ extension CoreRequest {
     public var isSignIn: Bool {
         switch body {
         case .beginLogin, .authenticate: true
-        case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
+        case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .moderation, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
              .presenceElsewhere, .nodeGone, .localTick:
             false

@@ -89,6 +89,12 @@ extension HuddleCore {
         // Blocking: what the block undid was told by the commands logged before it.
         case .block, .unblock:
             break
+
+        // Moderation: a suspension closes the user's connections on every node.
+        case let .suspend(user, _, _, _):
+            closeSuspended(user, at: time, into: &step)
+        case .unsuspend:
+            break
         }
     }
 

@@ -174,6 +174,12 @@ public final class HuddleCore {
             durableState.blocks.block(user, blocked)
         case let .unblock(user, blocked, _):
             durableState.blocks.unblock(user, blocked)
+
+        // Moderation.
+        case let .suspend(user, reason, until, time):
+            durableState.suspensions.suspend(user, Suspension(reason: reason, until: until, time: time))
+        case let .unsuspend(user, _):
+            durableState.suspensions.lift(user)
         }
         return stored
     }

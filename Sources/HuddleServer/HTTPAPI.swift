@@ -61,8 +61,30 @@ final class HTTPAPI {
         case (_, "/api/v1/history"):
             connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use GET"))
         default:
-            connection.respondJSON(status: 404, body: Self.error("not_found", "no such API: \(head.path)"))
+            if !moderate(head, body: body, from: connection) {
+                connection.respondJSON(status: 404, body: Self.error("not_found", "no such API: \(head.path)"))
+            }
         }
+    }
+
+    /// The moderation calls (protocol.md, "Moderation"); false for a path that is none of them.
+    private func moderate(_ head: HTTPRequestHead, body: [UInt8], from connection: Connection) -> Bool {
+        guard let (user, action) = APIRequestDecoder.userAction(head.path), ["suspend", "unsuspend"].contains(action) else { return false }
+        guard head.method == "POST" else {
+            connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))
+            return true
+        }
+        if action == "unsuspend" {
+            submit("api_unsuspend", connection, .moderation(.unsuspend(username: user)))
+            return true
+        }
+        switch APIRequestDecoder.suspension(body, limits: limits) {
+        case .failure(let error):
+            connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+        case .success(let (reason, until)):
+            submit("api_suspend", connection, .moderation(.suspend(username: user, reason: reason, until: until)))
+        }
+        return true
     }
 
     private func submit(_ op: String, _ connection: Connection, _ body: CoreRequestBody) {

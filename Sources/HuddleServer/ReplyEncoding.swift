@@ -30,6 +30,7 @@ enum ReplyEncoding {
     private static func httpStatus(_ code: CoreErrorCode) -> Int {
         switch code {
         case .forbidden: return 403
+        case .userNotFound: return 404
         default: return 400
         }
     }

@@ -136,6 +136,10 @@ import Testing
                 step(.block(connections["carol"]!, requestID: "b1", user: "dave"))
                 step(.block(connections["carol"]!, requestID: "b2", user: "bob"))
                 step(.unblock(connections["carol"]!, requestID: "b3", user: "bob"))
+                // Moderation: one suspension kept, one lifted.
+                step(CoreRequest(requestID: "s1", .moderation(.suspend(username: "dave", reason: "spam", until: nil))))
+                step(CoreRequest(requestID: "s2", .moderation(.suspend(username: "carol", reason: "a week off", until: harness.time + 7 * CoreHarness.day))))
+                step(CoreRequest(requestID: "s3", .moderation(.unsuspend(username: "carol"))))
                 // Kept past the window: the next sweep forgets it.
                 harness.advance(2_000)
                 step(.tick)
@@ -182,6 +186,9 @@ import Testing
             // Blocking.
             case .block: kinds.insert("block")
             case .unblock: kinds.insert("unblock")
+            // Moderation.
+            case .suspend: kinds.insert("suspend")
+            case .unsuspend: kinds.insert("unsuspend")
             }
         }
         let state = harness.core.durableState
@@ -195,8 +202,11 @@ import Testing
             "keepResult", "forgetKeptResults",
             // Blocking.
             "block", "unblock",
+            // Moderation.
+            "suspend", "unsuspend",
         ])
         #expect(state.blocks.blocked(by: "carol") == ["dave"] && state.blocks.blockCount == 1)
+        #expect(state.suspensions["dave"]?.reason == "spam" && state.suspensions.count == 1)
         #expect(state.keptResults.count(of: "alice") == 0)
         #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 2 && state.feed[1]?.likers.isEmpty == true)
         #expect(state.memories.memories(of: "alice").map { $0.points.map(\.time) } == [[9]] && state.memories.count == 1)
