@@ -99,6 +99,10 @@ extension CoreCommand: PersistedValue {
             .variant("suspend", [("user", user.persisted), ("reason", reason.persisted), ("until", until?.persisted), ("time", time.persisted)])
         case .unsuspend(let user, let time):
             .variant("unsuspend", [("user", user.persisted), ("time", time.persisted)])
+        case .fileReport(let report):
+            .variant("fileReport", [("report", report.persisted)])
+        case .resolveReport(let id, let action, let note, let time):
+            .variant("resolveReport", [("id", id.persisted), ("action", action.persisted), ("note", note.persisted), ("time", time.persisted)])
         }
     }
 
@@ -196,6 +200,10 @@ extension CoreCommand: PersistedValue {
             self = .suspend(user: try f("user"), reason: try f("reason"), until: try f.optional("until"), time: try f("time"))
         case "unsuspend":
             self = .unsuspend(user: try f("user"), time: try f("time"))
+        case "fileReport":
+            self = .fileReport(try f("report"))
+        case "resolveReport":
+            self = .resolveReport(id: try f("id"), action: try f("action"), note: try f("note"), time: try f("time"))
         default:
             throw variant.unknown()
         }

@@ -109,4 +109,8 @@ public enum CoreCommand: Sendable, Equatable {
     /// live connections close on every node.
     case suspend(user: Username, reason: String, until: Int64?, time: Int64)
     case unsuspend(user: Username, time: Int64)
+    /// A user's report, its content captured as `handle` found it (the report's id from
+    /// `Reports.lastID`).
+    case fileReport(ModerationReport)
+    case resolveReport(id: UInt64, action: String, note: String, time: Int64)
 }

@@ -31,6 +31,7 @@ public struct CoreDurableState: Sendable, Equatable {
     public internal(set) var blocks = Blocks()
     // Moderation.
     public internal(set) var suspensions = Suspensions()
+    public internal(set) var reports = Reports()
 
     public init() {}
 }
@@ -61,6 +62,7 @@ extension CoreDurableState: PersistedValue {
             ("blocks", blocks.persisted),
             // Moderation.
             ("suspensions", suspensions.persisted),
+            ("reports", reports.persisted),
         ])
     }
 
@@ -87,5 +89,6 @@ extension CoreDurableState: PersistedValue {
         blocks = try f.optional("blocks") ?? Blocks()
         // Moderation.
         suspensions = try f.optional("suspensions") ?? Suspensions()
+        reports = try f.optional("reports") ?? Reports()
     }
 }

@@ -77,4 +77,10 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     // Moderation.
     case accountSuspended = "account_suspended"
     case notSuspended = "not_suspended"
+    case reportNotFound = "report_not_found"
+    case alreadyReported = "already_reported"
+    case alreadyResolved = "already_resolved"
+    case tooManyReports = "too_many_reports"
+    case reportsLimited = "reports_limited"
+    case contentNotFound = "content_not_found"
 }

@@ -55,6 +55,8 @@ extension CoreOutput: PersistedValue {
             .variant("memoryChanged", [("_0", change.persisted), ("to", to.persisted)])
         case .photoAccess(let caller, let access):
             .variant("photoAccess", [("caller", caller.persisted), ("_1", access.persisted)])
+        case .reportFiled(let report):
+            .variant("reportFiled", [("_0", report.persisted)])
         }
     }
 
@@ -85,6 +87,7 @@ extension CoreOutput: PersistedValue {
         case "pushNotification": self = .pushNotification(try f("_0"))
         case "memoryChanged": self = .memoryChanged(try f("_0"), to: try f("to"))
         case "photoAccess": self = .photoAccess(caller: try f("caller"), try f("_1"))
+        case "reportFiled": self = .reportFiled(try f("_0"))
         default: throw variant.unknown()
         }
     }

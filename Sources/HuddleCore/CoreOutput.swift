@@ -47,4 +47,10 @@ public enum CoreOutput: Sendable, Equatable {
     case memoryChanged(MemoryChange, to: [ConnectionRef])
     /// The answer to a photo request (`CoreRequest.authorizePhotoUpload` and the like).
     case photoAccess(caller: ConnectionRef, PhotoAccess)
+
+    // Reports.
+    /// A new report, for the report webhook. Made by the node that decided it only (a replay
+    /// makes none); the report itself is durable, so a hand-off lost in a restart is still in
+    /// the operator's list.
+    case reportFiled(ModerationReport)
 }

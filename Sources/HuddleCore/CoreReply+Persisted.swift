@@ -84,6 +84,11 @@ extension CoreReply: PersistedValue {
             .variant("memoryPoint", [("memory", memory.persisted), ("_1", point.persisted)])
         case .keptMemory(let memory, let pointCount):
             .variant("keptMemory", [("_0", memory.persisted), ("pointCount", pointCount.persisted)])
+        // Reports.
+        case .reportFiled(let id):
+            .variant("reportFiled", [("id", id.persisted)])
+        case .reports(let page):
+            .variant("reports", [("reports", page.reports.persisted), ("nextAfter", page.nextAfter?.persisted)])
         }
     }
 
@@ -135,6 +140,9 @@ extension CoreReply: PersistedValue {
         case "memories": self = .memories(try f("_0"))
         case "memoryPoint": self = .memoryPoint(memory: try f("memory"), try f("_1"))
         case "keptMemory": self = .keptMemory(try f("_0"), pointCount: try f("pointCount"))
+        // Reports.
+        case "reportFiled": self = .reportFiled(id: try f("id"))
+        case "reports": self = .reports(ReportPage(reports: try f("reports"), nextAfter: try f.optional("nextAfter")))
         default: throw variant.unknown()
         }
     }

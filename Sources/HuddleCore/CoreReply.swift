@@ -84,4 +84,10 @@ public indirect enum CoreReply: Sendable, Equatable {
     /// A result without points (`memory_update`), as kept for a retry: the memory with its
     /// points left out, so a kept result stays small, and how many it had.
     case keptMemory(StoredMemory, pointCount: Int)
+
+    // Reports.
+    /// `report`: the new report's id.
+    case reportFiled(id: UInt64)
+    /// `GET /api/v1/reports`.
+    case reports(ReportPage)
 }

@@ -49,6 +49,9 @@ extension Operation {
             .write
         case .blocks:
             .read
+        // Reports.
+        case .report:
+            .write
         }
     }
 }

@@ -191,6 +191,9 @@ extension HuddleCore {
             unblock(connection, requestID: requestID, user: user, at: time, into: &step)
         case .blocks:
             listBlocks(connection, requestID: requestID, into: &step)
+        // Reports.
+        case let .report(target, reason, text):
+            fileReport(connection, requestID: requestID, target: target, reason: reason, text: text, at: time, into: &step)
         }
     }
 }

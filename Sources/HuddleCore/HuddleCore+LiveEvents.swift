@@ -93,7 +93,7 @@ extension HuddleCore {
         // Moderation: a suspension closes the user's connections on every node.
         case let .suspend(user, _, _, _):
             closeSuspended(user, at: time, into: &step)
-        case .unsuspend:
+        case .unsuspend, .fileReport, .resolveReport:
             break
         }
     }

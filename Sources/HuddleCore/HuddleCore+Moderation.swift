@@ -9,6 +9,10 @@ extension HuddleCore {
             suspend(username, reason: reason, until: until, requestID: requestID, at: time, into: &step)
         case let .unsuspend(username):
             unsuspend(username, requestID: requestID, at: time, into: &step)
+        case let .listReports(open, after, limit):
+            reply(nil, requestID, .reports(durableState.reports.page(open: open, after: after, limit: limit)), into: &step)
+        case let .resolveReport(id, action, note):
+            resolveReport(id, action: action, note: note, requestID: requestID, at: time, into: &step)
         }
     }
 

@@ -27,3 +27,55 @@ extension APIRequestDecoder {
         }
     }
 }
+
+/// The reports calls.
+extension APIRequestDecoder {
+    public static let defaultReportPage = 50
+    public static let maxReportPage = 100
+
+    /// `POST /api/v1/reports/ID/resolve`: the id, or nil for another path.
+    public static func reportToResolve(_ path: String) -> UInt64?? {
+        let prefix = "/api/v1/reports/"
+        guard path.hasPrefix(prefix), path.hasSuffix("/resolve") else { return nil }
+        let id = path.dropFirst(prefix.count).dropLast("/resolve".count)
+        return .some(UInt64(id).flatMap { $0 > 0 ? $0 : nil })
+    }
+
+    /// `?status=open|resolved|all&after=ID&limit=N`: `open` nil for all; defaults open, 0, 50.
+    public static func reportsQuery(_ query: String) -> Result<(open: Bool?, after: UInt64, limit: Int), RequestError> {
+        Result { () throws(RequestError) -> (open: Bool?, after: UInt64, limit: Int) in
+            let items = queryItems(query)
+            func value(_ name: String) -> String? { items.first { $0.0 == name }?.1 }
+            let open: Bool?
+            switch value("status") ?? "open" {
+            case "open": open = true
+            case "resolved": open = false
+            case "all": open = nil
+            default: throw RequestError(id: nil, code: RequestErrorCode.badRequest, message: "status must be open, resolved or all")
+            }
+            guard let after = UInt64(value("after") ?? "0"), let limit = Int(value("limit") ?? "\(defaultReportPage)"),
+                  (1...maxReportPage).contains(limit)
+            else {
+                throw RequestError(id: nil, code: RequestErrorCode.badRequest, message: "after must be a report id and limit 1…\(maxReportPage)")
+            }
+            return (open, after, limit)
+        }
+    }
+
+    /// `{"action": "content_removed", "note": "…"}`: `action` one of `ReportVocabulary.actions`,
+    /// `note` (optional) at most 1000 characters.
+    public static func resolution(_ body: [UInt8], limits: ProtocolLimits) -> Result<(action: String, note: String), RequestError> {
+        Result { () throws(RequestError) -> (action: String, note: String) in
+            let arguments = RequestArguments(members: try parseBody(body, limits: limits), id: nil)
+            let action = try arguments.string("action")
+            guard ReportVocabulary.actions.contains(action) else {
+                throw arguments.badRequest("action must be one of \(ReportVocabulary.actions.sorted().joined(separator: ", "))")
+            }
+            let note = try arguments.optionalString("note") ?? ""
+            guard RequestArguments.hasLength(note, in: 0...ReportVocabulary.maxTextLength) else {
+                throw arguments.badRequest("note must be at most \(ReportVocabulary.maxTextLength) characters")
+            }
+            return (action, note)
+        }
+    }
+}

@@ -85,6 +85,10 @@ public enum Operation: Sendable, Equatable {
     case block(user: String)
     case unblock(user: String)
     case blocks
+
+    // Reports.
+    /// `reason` one of `ReportVocabulary.reasons`; `text` at most `maxTextLength` characters.
+    case report(target: ReportTarget, reason: String, text: String)
     /// Whether the op takes a `client_id` (`KeyedWrites`).
     public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
@@ -145,6 +149,8 @@ public enum Operation: Sendable, Equatable {
         case .block: return "block"
         case .unblock: return "unblock"
         case .blocks: return "blocks"
+        // Reports.
+        case .report: return "report"
         }
     }
 }

@@ -196,6 +196,9 @@ public enum RequestDecoder {
             return .unblock(user: try arguments.string("user"))
         case "blocks":
             return .blocks
+        // Reports.
+        case "report":
+            return try report(arguments)
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"

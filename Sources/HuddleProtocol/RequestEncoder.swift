@@ -100,6 +100,9 @@ public enum RequestEncoder {
             return [("user", .string(user))]
         case .blocks:
             return []
+        // Reports.
+        case let .report(target, reason, text):
+            return [("kind", .string(target.kind))] + target.requestFields + [("reason", .string(reason)), ("text", .string(text))]
         }
     }
 

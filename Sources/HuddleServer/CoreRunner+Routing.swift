@@ -67,6 +67,8 @@ extension CoreRunner {
         case .photoAccess(let caller, let access):
             if case .refused(let error) = access { metrics.countError(error.code.rawValue) }
             answerPhoto(caller, .decided(access))
+        case .reportFiled(let report):
+            reportGateway?.submit(report: report)
         }
         return 0
     }

@@ -31,6 +31,8 @@ final class CoreRunner: @unchecked Sendable {
     /// Where `pushNotification` outputs go; nil without `--push-webhook` (they are dropped: the
     /// inbox and unread counts already hold what they tell of). Set before the thread starts.
     var pushGateway: PushGateway?
+    /// Where `reportFiled` outputs go; nil without `--report-webhook`.
+    var reportGateway: PushGateway?
     /// Cluster mode's login limit shared by the nodes; nil in single-node mode (nothing asked).
     /// Set before the thread starts.
     var sharedLoginThrottle: SharedLoginThrottle?
@@ -138,6 +140,7 @@ final class CoreRunner: @unchecked Sendable {
         loop.execute { [self] in
             endTurn()
             pushGateway?.beginStopping(deadline: deadline)
+            reportGateway?.beginStopping(deadline: deadline)
             persistence?.shutDown(of: core.durableState, deadline: deadline)
             cluster?.close()
             clusterSnapshots?.close()

@@ -69,6 +69,36 @@ final class HTTPAPI {
 
     /// The moderation calls (protocol.md, "Moderation"); false for a path that is none of them.
     private func moderate(_ head: HTTPRequestHead, body: [UInt8], from connection: Connection) -> Bool {
+        if head.path == "/api/v1/reports" {
+            guard head.method == "GET" else {
+                connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use GET"))
+                return true
+            }
+            switch APIRequestDecoder.reportsQuery(head.query ?? "") {
+            case .failure(let error):
+                connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+            case .success(let (open, after, limit)):
+                submit("api_reports", connection, .moderation(.listReports(open: open, after: after, limit: limit)))
+            }
+            return true
+        }
+        if let id = APIRequestDecoder.reportToResolve(head.path) {
+            guard head.method == "POST" else {
+                connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))
+                return true
+            }
+            guard let id else {
+                connection.respondJSON(status: 404, body: Self.error("report_not_found", "not a report id: \(head.path)"))
+                return true
+            }
+            switch APIRequestDecoder.resolution(body, limits: limits) {
+            case .failure(let error):
+                connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+            case .success(let (action, note)):
+                submit("api_resolve_report", connection, .moderation(.resolveReport(id: id, action: action, note: note)))
+            }
+            return true
+        }
         guard let (user, action) = APIRequestDecoder.userAction(head.path), ["suspend", "unsuspend"].contains(action) else { return false }
         guard head.method == "POST" else {
             connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))

@@ -30,7 +30,7 @@ enum ReplyEncoding {
     private static func httpStatus(_ code: CoreErrorCode) -> Int {
         switch code {
         case .forbidden: return 403
-        case .userNotFound: return 404
+        case .userNotFound, .reportNotFound: return 404
         default: return 400
         }
     }
@@ -115,6 +115,11 @@ enum ReplyEncoding {
             return .memoryPoint(memory: memory, point)
         case .keptMemory(let memory, let pointCount):
             return .memory(memory.shown(pointCount: pointCount))
+        // Reports.
+        case .reportFiled(let id):
+            return .reportFiled(id)
+        case .reports(let page):
+            return .reports(page)
         }
     }
 

@@ -104,6 +104,11 @@ public final class Server {
         runner.attach(endpoints)
         let pushGateway = try configuration.push.webhook.map { try PushGateway(webhook: $0, settings: configuration.push, metrics: metrics.push, logger: logger) }
         runner.pushGateway = pushGateway
+        // Reports go out as pushes do (queue, retries, signature, CA), to a webhook of their own.
+        let reportGateway = try configuration.reportWebhook.map {
+            try PushGateway(webhook: $0, settings: configuration.push, metrics: metrics.push, logger: logger, purpose: "report")
+        }
+        runner.reportGateway = reportGateway
         for (context, endpoint) in zip(contexts, endpoints) {
             context.addEndpoint(endpoint, path: "/v1")
             context.photoAPI = PhotoAPI(runner: runner, endpoint: endpoint, context: context, store: photoStore, workers: photoWorkers, uploads: photoUploads)
@@ -135,6 +140,7 @@ public final class Server {
         }
 
         try pushGateway?.start()
+        try reportGateway?.start()
         try runner.start()
         let threads = try loops.map { loop in
             try LoopThread.spawn(name: "huddle-io-\(loop.index)") { loop.run() }
@@ -158,6 +164,7 @@ public final class Server {
         }
         runner.stop(deadline: deadline)
         pushGateway?.join()
+        reportGateway?.join()
         photoWorkers.stop()
         logger.notice("stopped")
         // Not a return: that would free the state object by object (a million publications,

@@ -79,6 +79,9 @@ public struct ServerConfiguration: Sendable {
     // Push.
     /// The push gateway: the webhook (nil: none) and its queue, retries and timeouts.
     public var push = PushSettings()
+    /// Where each new report is POSTed (nil: none), with the push gateway's queue, retries,
+    /// signing key and CA.
+    public var reportWebhook: WebhookURL?
 
     // Memories.
     /// Largest photo the photo endpoint stores (`PUT /api/v1/photos`); 413 beyond.

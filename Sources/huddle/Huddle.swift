@@ -117,6 +117,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Notifications waiting for the webhook before the oldest is dropped.") var pushQueueSize: Int = 10_000
     @Option(help: "Attempts per notification (the first included) before it is dropped.") var pushMaxAttempts: Int = 6
     @Option(help: "Seconds one webhook attempt may take: connect, send, response status.") var pushTimeout: Int = 10
+    // Moderation.
+    @Option(help: "Webhook (http:// or https://) that gets a JSON POST per new report, sent as pushes are (same signing key, CA, retries).")
+    var reportWebhook: String?
     // Activities.
     @Option(help: "The activity list, comma-separated (1–64 names of 1–32 characters; \"Anything\" matches every other).")
     var activities: String = Self.defaultActivities
@@ -175,8 +178,15 @@ struct Serve: ParsableCommand {
             if pushWebhookCa != nil, !pushWebhook.lowercased().hasPrefix("https://") {
                 throw ValidationError("--push-webhook-ca is for an https:// webhook")
             }
-        } else if pushWebhookSecret != nil || pushWebhookCa != nil {
+        } else if reportWebhook == nil, pushWebhookSecret != nil || pushWebhookCa != nil {
             throw ValidationError("--push-webhook-secret and --push-webhook-ca need --push-webhook")
+        }
+        if let reportWebhook {
+            do {
+                _ = try WebhookURL(reportWebhook)
+            } catch {
+                throw ValidationError("--report-webhook: \(error.reason)")
+            }
         }
         guard pushQueueSize > 0, pushMaxAttempts > 0, pushTimeout > 0 else {
             throw ValidationError("--push-queue-size, --push-max-attempts and --push-timeout must be positive")
@@ -238,6 +248,8 @@ struct Serve: ParsableCommand {
         config.push.queueCapacity = pushQueueSize
         config.push.maxAttempts = pushMaxAttempts
         config.push.requestTimeoutMilliseconds = Int64(pushTimeout) * 1000
+        // Moderation.
+        config.reportWebhook = reportWebhook.flatMap { try? WebhookURL($0) }
         // Activities.
         config.core.activities.names = Self.activityNames(activities)
         // Memories.

@@ -58,13 +58,19 @@ import Testing
         .photoAccess(caller: bob, .stored(hash: "ab12", size: 1_048_576, newlyOwned: true)),
         .photoAccess(caller: bob, .readAllowed(hash: "ab12", size: 10)),
         .photoAccess(caller: bob, .refused(CoreError(.invalidToken, "unknown token"))),
+        .reportFiled(ModerationReport(
+            id: 7, reporter: "alice", target: .message(channel: "chat:alice~bob", offset: 3), user: "bob", reason: "spam", text: "again \"x\"",
+            content: #"{"text":"hi"}"#, time: 1_763_800_000_000)),
+        .reportFiled(ModerationReport(
+            id: 8, reporter: "alice", target: .user("bob"), user: "bob", reason: "other", text: "", content: nil, time: 1,
+            resolution: ReportResolution(action: "dismissed", note: "", time: 2))),
     ]
 
     /// Every case of `CoreOutput`, by name. The switch below has no `default:`, so a new case
     /// does not compile until it is named here, and `everyCaseHasASample` then wants a sample.
     enum Case: CaseIterable {
         case reply, deliver, typing, presenceChanged, localPresence, verifyPassword, hashNewPassword, closeConnections, sessionAccepted, authFailed, feedEvent
-        case pushNotification, memoryChanged, photoAccess
+        case pushNotification, memoryChanged, photoAccess, reportFiled
 
         init(_ output: CoreOutput) {
             switch output {
@@ -82,6 +88,7 @@ import Testing
             case .pushNotification: self = .pushNotification
             case .memoryChanged: self = .memoryChanged
             case .photoAccess: self = .photoAccess
+            case .reportFiled: self = .reportFiled
             }
         }
     }

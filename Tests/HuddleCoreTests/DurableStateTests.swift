@@ -140,6 +140,10 @@ import Testing
                 step(CoreRequest(requestID: "s1", .moderation(.suspend(username: "dave", reason: "spam", until: nil))))
                 step(CoreRequest(requestID: "s2", .moderation(.suspend(username: "carol", reason: "a week off", until: harness.time + 7 * CoreHarness.day))))
                 step(CoreRequest(requestID: "s3", .moderation(.unsuspend(username: "carol"))))
+                // Reports: a user and a post, one resolved.
+                step(.report(connections["bob"]!, requestID: "r1", target: .user("carol"), reason: "spam", text: "again"))
+                step(.report(connections["bob"]!, requestID: "r2", target: .post(1), reason: "harassment", text: ""))
+                step(CoreRequest(requestID: "r3", .moderation(.resolveReport(id: 1, action: "dismissed", note: "fine"))))
                 // Kept past the window: the next sweep forgets it.
                 harness.advance(2_000)
                 step(.tick)
@@ -189,6 +193,8 @@ import Testing
             // Moderation.
             case .suspend: kinds.insert("suspend")
             case .unsuspend: kinds.insert("unsuspend")
+            case .fileReport: kinds.insert("fileReport")
+            case .resolveReport: kinds.insert("resolveReport")
             }
         }
         let state = harness.core.durableState
@@ -203,10 +209,11 @@ import Testing
             // Blocking.
             "block", "unblock",
             // Moderation.
-            "suspend", "unsuspend",
+            "suspend", "unsuspend", "fileReport", "resolveReport",
         ])
         #expect(state.blocks.blocked(by: "carol") == ["dave"] && state.blocks.blockCount == 1)
         #expect(state.suspensions["dave"]?.reason == "spam" && state.suspensions.count == 1)
+        #expect(state.reports.count == 2 && state.reports.openCount == 1 && state.reports[1]?.resolution?.action == "dismissed")
         #expect(state.keptResults.count(of: "alice") == 0)
         #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 2 && state.feed[1]?.likers.isEmpty == true)
         #expect(state.memories.memories(of: "alice").map { $0.points.map(\.time) } == [[9]] && state.memories.count == 1)

@@ -38,6 +38,11 @@ public indirect enum ReplyResult: Sendable, Equatable {
     case memory(Memory)
     case memories([Memory])
     case memoryPoint(memory: UInt64, MemoryPoint)
+    // Reports.
+    /// `report`: the new report's id.
+    case reportFiled(UInt64)
+    /// `GET /api/v1/reports`.
+    case reports(ReportPage)
     /// A keyed write's first result sent again to its retry (protocol.md, "Retries"), marked
     /// `"duplicate": true`.
     case duplicate(ReplyResult)
@@ -74,6 +79,9 @@ public indirect enum ReplyResult: Sendable, Equatable {
         case .memory(let memory): return .object([("memory", memory.json)])
         case .memories(let memories): return .object([("memories", .array(memories.map(\.json)))])
         case .memoryPoint(let memory, let point): return .object([("memory", .integer(memory)), ("point", point.json)])
+        // Reports.
+        case .reportFiled(let id): return .object([("report", .integer(id))])
+        case .reports(let page): return page.result
         case .duplicate(let first):
             guard case .object(let members) = first.json else { return first.json }
             return .object(members + [("duplicate", .bool(true))])
@@ -115,6 +123,9 @@ public indirect enum ReplyResult: Sendable, Equatable {
             { .memory(try memory(in: $0)) },
             { .memories(try memories(in: $0)) },
             { let (memory, point) = try memoryPoint(in: $0); return .memoryPoint(memory: memory, point) },
+            // Reports.
+            { .reportFiled(try $0.requiredUInt64("report")) },
+            { .reports(try ReportPage(result: $0)) },
         ]
         var found: [ReplyResult] = []
         for reading in readings {
