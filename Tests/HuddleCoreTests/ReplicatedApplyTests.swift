@@ -209,6 +209,15 @@ import Testing
         nodes.step(.block(carol, requestID: "b", user: "alice"))
         #expect(nodes.b.durableState.blocks.blocked(by: "carol") == ["alice"])
 
+        // Moderation: a report, its resolution, and a suspension closing dave's connection on
+        // both nodes (4003), then lifted.
+        let (dave, _) = nodes.signUp("dave")
+        nodes.step(.report(carol, requestID: "r", target: .user("dave"), reason: "spam", text: "ads"))
+        nodes.step(CoreRequest(requestID: "api-r", .moderation(.resolveReport(id: 1, action: "user_suspended", note: ""))))
+        let suspension = nodes.step(CoreRequest(requestID: "api-s", .moderation(.suspend(username: "dave", reason: "ads", until: nil))))
+        #expect(suspension.outputs.contains { if case .closeConnections([dave], 4003, _) = $0 { true } else { false } })
+        nodes.step(CoreRequest(requestID: "api-u", .moderation(.unsuspend(username: "dave"))))
+
         // Logouts: one device, then every device of a user.
         nodes.step(.logout(alicePhone, requestID: "o", all: false))
         nodes.step(.logout(carol, requestID: "o", all: true))
