@@ -58,11 +58,11 @@ extension CoreDurableState: PersistedValue {
             ("photos", photos.persisted),
             // Keyed writes.
             ("keptResults", keptResults.persisted),
-            // Blocking.
-            ("blocks", blocks.persisted),
-            // Moderation.
-            ("suspensions", suspensions.persisted),
-            ("reports", reports.persisted),
+            // Blocking and moderation: left out while empty, so a state without them encodes
+            // as it did before they existed (the format 1 golden snapshot).
+            ("blocks", blocks.blockCount == 0 ? nil : blocks.persisted),
+            ("suspensions", suspensions.count == 0 ? nil : suspensions.persisted),
+            ("reports", reports.lastID == 0 ? nil : reports.persisted),
         ])
     }
 
