@@ -141,6 +141,15 @@ export declare class HuddleClient {
   friendRemove(user: string, options?: Key): Promise<{}>;
   friends(): Promise<{ friends: { username: string; online: boolean }[] }>;
 
+  block(user: string, options?: Key): Promise<{}>;
+  unblock(user: string, options?: Key): Promise<{}>;
+  blocks(): Promise<{ users: string[] }>;
+  report(
+    target: { kind: 'user'; user: string } | { kind: 'message'; channel: string; offset: number } | { kind: 'post'; post: number } | { kind: 'comment'; post: number; comment: number },
+    reason: 'spam' | 'harassment' | 'hate' | 'violence' | 'sexual' | 'self_harm' | 'impersonation' | 'other',
+    options?: { text?: string },
+  ): Promise<{ report: number }>;
+
   markRead(channel: string, offset: number, options?: Key): Promise<{ channel: string; read: number; unread: number; badge: number }>;
   unread(): Promise<{ rooms: { channel: string; offset: number; read: number; unread: number }[]; total: number }>;
   typing(channel: string): Promise<{}>;
