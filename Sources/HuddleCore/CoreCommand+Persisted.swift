@@ -120,6 +120,20 @@ extension CoreCommand: PersistedValue {
             .variant("failPasswordReset", [("username", username.persisted), ("time", time.persisted)])
         case .resetPassword(let username, let credentials, let time):
             .variant("resetPassword", [("username", username.persisted), ("credentials", credentials.persisted), ("time", time.persisted)])
+        // Blocking.
+        case .block(let user, let blocked, let time):
+            .variant("block", [("user", user.persisted), ("blocked", blocked.persisted), ("time", time.persisted)])
+        case .unblock(let user, let blocked, let time):
+            .variant("unblock", [("user", user.persisted), ("blocked", blocked.persisted), ("time", time.persisted)])
+        // Moderation.
+        case .suspend(let user, let reason, let until, let time):
+            .variant("suspend", [("user", user.persisted), ("reason", reason.persisted), ("until", until?.persisted), ("time", time.persisted)])
+        case .unsuspend(let user, let time):
+            .variant("unsuspend", [("user", user.persisted), ("time", time.persisted)])
+        case .fileReport(let report):
+            .variant("fileReport", [("report", report.persisted)])
+        case .resolveReport(let id, let action, let note, let time):
+            .variant("resolveReport", [("id", id.persisted), ("action", action.persisted), ("note", note.persisted), ("time", time.persisted)])
         }
     }
 
@@ -230,6 +244,20 @@ extension CoreCommand: PersistedValue {
             self = .failPasswordReset(username: try f("username"), time: try f("time"))
         case "resetPassword":
             self = .resetPassword(username: try f("username"), credentials: try f("credentials"), time: try f("time"))
+        // Blocking.
+        case "block":
+            self = .block(user: try f("user"), blocked: try f("blocked"), time: try f("time"))
+        case "unblock":
+            self = .unblock(user: try f("user"), blocked: try f("blocked"), time: try f("time"))
+        // Moderation.
+        case "suspend":
+            self = .suspend(user: try f("user"), reason: try f("reason"), until: try f.optional("until"), time: try f("time"))
+        case "unsuspend":
+            self = .unsuspend(user: try f("user"), time: try f("time"))
+        case "fileReport":
+            self = .fileReport(try f("report"))
+        case "resolveReport":
+            self = .resolveReport(id: try f("id"), action: try f("action"), note: try f("note"), time: try f("time"))
         default:
             throw variant.unknown()
         }

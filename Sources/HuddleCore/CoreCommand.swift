@@ -122,4 +122,19 @@ public enum CoreCommand: Sendable, Equatable {
     case failPasswordReset(username: Username, time: Int64)
     /// The reset code was used: the user's new verifier, and the code gone.
     case resetPassword(username: Username, credentials: Credentials, time: Int64)
+    // Blocking. A block is logged after the commands that undid what the two had (the
+    // friendship, requests either way, with their notices), in the same turn.
+    case block(user: Username, blocked: Username, time: Int64)
+    /// Restores nothing: the friendship and requests the block removed stay gone.
+    case unblock(user: Username, blocked: Username, time: Int64)
+
+    // Moderation.
+    /// The operator suspended `user` (again: the new reason and end replace the old); their
+    /// live connections close on every node.
+    case suspend(user: Username, reason: String, until: Int64?, time: Int64)
+    case unsuspend(user: Username, time: Int64)
+    /// A user's report, its content captured as `handle` found it (the report's id from
+    /// `Reports.lastID`).
+    case fileReport(ModerationReport)
+    case resolveReport(id: UInt64, action: String, note: String, time: Int64)
 }

@@ -33,6 +33,11 @@ public struct CoreDurableState: Sendable, Equatable {
     public internal(set) var profiles = Profiles()
     // Passwords.
     public internal(set) var passwordResets = PasswordResets()
+    // Blocking.
+    public internal(set) var blocks = Blocks()
+    // Moderation.
+    public internal(set) var suspensions = Suspensions()
+    public internal(set) var reports = Reports()
 
     public init() {}
 }
@@ -65,6 +70,11 @@ extension CoreDurableState: PersistedValue {
             ("profiles", profiles.count == 0 ? nil : profiles.persisted),
             // Passwords, likewise.
             ("passwordResets", passwordResets.count == 0 ? nil : passwordResets.persisted),
+            // Blocking and moderation: left out while empty, so a state without them encodes
+            // as it did before they existed (the format 1 golden snapshot).
+            ("blocks", blocks.blockCount == 0 ? nil : blocks.persisted),
+            ("suspensions", suspensions.count == 0 ? nil : suspensions.persisted),
+            ("reports", reports.lastID == 0 ? nil : reports.persisted),
         ])
     }
 
@@ -93,5 +103,10 @@ extension CoreDurableState: PersistedValue {
         profiles = try f.optional("profiles") ?? Profiles()
         // Passwords.
         passwordResets = try f.optional("passwordResets") ?? PasswordResets()
+        // Blocking.
+        blocks = try f.optional("blocks") ?? Blocks()
+        // Moderation.
+        suspensions = try f.optional("suspensions") ?? Suspensions()
+        reports = try f.optional("reports") ?? Reports()
     }
 }

@@ -89,4 +89,18 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case invalidDisplayName = "invalid_display_name"
     case sessionNotFound = "session_not_found"
     case invalidCode = "invalid_code"
+    // Blocking.
+    case alreadyBlocked = "already_blocked"
+    case notBlocked = "not_blocked"
+    case userBlocked = "user_blocked"
+    case tooManyBlocks = "too_many_blocks"
+    // Moderation.
+    case accountSuspended = "account_suspended"
+    case notSuspended = "not_suspended"
+    case reportNotFound = "report_not_found"
+    case alreadyReported = "already_reported"
+    case alreadyResolved = "already_resolved"
+    case tooManyReports = "too_many_reports"
+    case reportsLimited = "reports_limited"
+    case contentNotFound = "content_not_found"
 }

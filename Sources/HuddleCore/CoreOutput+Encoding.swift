@@ -78,6 +78,8 @@ extension CoreOutput: PersistedValue {
                 ("connection", connection.persisted), ("requestID", requestID.persisted), ("username", username.persisted),
                 ("codeHash", codeHash.persisted), ("newPassword", newPassword.persisted), ("address", address.persisted),
             ])
+        case .reportFiled(let report):
+            .variant("reportFiled", [("_0", report.persisted)])
         }
     }
 
@@ -125,6 +127,7 @@ extension CoreOutput: PersistedValue {
             self = .hashResetPassword(
                 try f("connection"), requestID: try f("requestID"), username: try f("username"), codeHash: try f("codeHash"),
                 newPassword: try f("newPassword"), address: try f("address"))
+        case "reportFiled": self = .reportFiled(try f("_0"))
         default: throw variant.unknown()
         }
     }

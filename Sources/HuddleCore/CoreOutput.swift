@@ -64,4 +64,9 @@ public enum CoreOutput: Sendable, Equatable {
     case mailPasswordReset(ConnectionRef, requestID: String, username: Username, email: String, expiresAt: Int64)
     /// The reset code matched: hash `newPassword`, then send `CoreRequest.finishPasswordReset`.
     case hashResetPassword(ConnectionRef, requestID: String, username: Username, codeHash: [UInt8], newPassword: String, address: String)
+    // Reports.
+    /// A new report, for the report webhook. Made by the node that decided it only (a replay
+    /// makes none); the report itself is durable, so a hand-off lost in a restart is still in
+    /// the operator's list.
+    case reportFiled(ModerationReport)
 }

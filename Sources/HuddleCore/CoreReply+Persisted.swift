@@ -93,6 +93,11 @@ extension CoreReply: PersistedValue {
             .variant("profile", [("user", user.persisted), ("displayName", profile.displayName?.persisted), ("avatar", profile.avatar?.persisted)])
         case .sessions(let sessions, let total):
             .variant("sessions", [("_0", sessions.persisted), ("total", total.persisted)])
+        // Reports.
+        case .reportFiled(let id):
+            .variant("reportFiled", [("id", id.persisted)])
+        case .reports(let page):
+            .variant("reports", [("reports", page.reports.persisted), ("nextAfter", page.nextAfter?.persisted)])
         }
     }
 
@@ -150,6 +155,9 @@ extension CoreReply: PersistedValue {
         case "profile":
             self = .profile(user: try f("user"), UserProfile(displayName: try f.optional("displayName"), avatar: try f.optional("avatar")))
         case "sessions": self = .sessions(try f("_0"), total: try f("total"))
+        // Reports.
+        case "reportFiled": self = .reportFiled(id: try f("id"))
+        case "reports": self = .reports(ReportPage(reports: try f("reports"), nextAfter: try f.optional("nextAfter")))
         default: throw variant.unknown()
         }
     }

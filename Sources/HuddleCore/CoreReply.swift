@@ -93,4 +93,9 @@ public indirect enum CoreReply: Sendable, Equatable {
     case profile(user: Username, UserProfile)
     /// `sessions`: most recently seen first, at most `HuddleCore.maxListedSessions`; `total` all of them.
     case sessions([SessionEntry], total: Int)
+    // Reports.
+    /// `report`: the new report's id.
+    case reportFiled(id: UInt64)
+    /// `GET /api/v1/reports`.
+    case reports(ReportPage)
 }

@@ -53,6 +53,13 @@ extension Operation {
         case .profile, .sessions:
             .read
         case .profileSet, .sessionRevoke, .passwordChange, .passwordResetRequest, .passwordReset:
+        // Blocking.
+        case .block, .unblock:
+            .write
+        case .blocks:
+            .read
+        // Reports.
+        case .report:
             .write
         }
     }
@@ -68,6 +75,8 @@ extension CoreRequestBody {
         // The second halves are not refused: they end password hashes the core counts.
         case .signUp, .finishLogin, .authenticate, .disconnectUser:
             .read
+        case .moderation(let request):
+            request.effect
         // A photo upload is refused before its body is read, not after it was stored.
         case .authorizePhotoUpload, .recordPhoto:
             .write
@@ -109,7 +118,7 @@ extension CoreRequest {
     public var replyRoute: ReplyRoute {
         switch body {
         case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser, .identityVerified,
-             .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset:
+             .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset, .moderation:
             switch (connection, requestID) {
             case (let ref?, let id?): .connection(ref, requestID: id)
             case (nil, let id?): .api(requestID: id)
@@ -129,13 +138,12 @@ extension CoreRequest {
     /// reply), and for HTTP API and photo requests, which have no connection the core knows.
     public var sender: (connection: ConnectionRef, requestID: String)? {
         switch body {
-        case .operation, .beginSignUp, .beginLogin, .authenticate, .identityVerified:
-        case .operation, .beginSignUp, .beginLogin, .authenticate, .requestPasswordReset, .beginPasswordReset:
+        case .operation, .beginSignUp, .beginLogin, .authenticate, .identityVerified, .requestPasswordReset, .beginPasswordReset:
             guard let connection, let requestID else { return nil }
             return (connection, requestID)
         case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
              .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick,
-             .finishPasswordChange, .finishPasswordReset:
+             .finishPasswordChange, .finishPasswordReset, .moderation:
             return nil
         }
     }
@@ -147,7 +155,8 @@ extension CoreRequest {
         case .identityVerified(let proof): proof.purpose != .link
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
-             .presenceElsewhere, .nodeGone, .localTick, .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset:
+             .presenceElsewhere, .nodeGone, .localTick, .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset,
+             .moderation:
             false
         }
     }

@@ -78,6 +78,8 @@ extension CoreRequestBody {
             return [("kind", .string("server_publish")), ("channel", .string(channel)), ("type", .string(type)), ("data", .string(data))]
         case let .disconnectUser(username):
             return [("kind", .string("disconnect_user")), ("username", .string(username))]
+        case let .moderation(request):
+            return [("kind", .string("moderation")), ("request", .object(request.fields))]
         case let .authorizePhotoUpload(caller, tokenHash, size):
             return [("kind", .string("authorize_photo_upload")), ("caller", caller.persisted), ("token_hash", .hex(tokenHash)), ("size", .integer(size))]
         case let .recordPhoto(caller, tokenHash, hash, size):
@@ -177,6 +179,9 @@ extension CoreRequestBody {
         case "disconnect_user":
             guard let username = string("username") else { return nil }
             self = .disconnectUser(username: username)
+        case "moderation":
+            guard let fields = f["request"], let request = ModerationRequest(fields: fields) else { return nil }
+            self = .moderation(request)
         case "authorize_photo_upload":
             guard let caller = ref("caller"), let tokenHash = bytes("token_hash"), let size = int("size") else { return nil }
             self = .authorizePhotoUpload(caller: caller, tokenHash: tokenHash, size: size)

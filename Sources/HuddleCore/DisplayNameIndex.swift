@@ -19,8 +19,10 @@ struct DisplayNameIndex: Sendable {
     }
 
     /// Up to `limit` users whose display name starts with `prefix` (folded), in the folded
-    /// names' byte order, skipping `excluded`.
-    func search(prefix: String, limit: Int, excluding excluded: Username? = nil) -> [Username] {
-        index.search(prefix: DisplayNameRules.folded(prefix), limit: limit, excluding: excluded)
+    /// names' byte order, skipping `excluded` and those `isHidden` (blocked either way).
+    func search(
+        prefix: String, limit: Int, excluding excluded: Username? = nil, isHidden: (Username) -> Bool = { _ in false }
+    ) -> [Username] {
+        index.search(prefix: DisplayNameRules.folded(prefix), limit: limit, excluding: excluded, isHidden: isHidden)
     }
 }

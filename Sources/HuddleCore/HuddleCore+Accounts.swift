@@ -116,6 +116,7 @@ extension HuddleCore {
             return fail(connection, requestID, Self.wrongCredentials, into: &step)
         }
         loginThrottle.clearFailures(account: pending.account, address: pending.address)
+        if let refusal = suspensionRefusal(username, at: time) { return fail(connection, requestID, refusal, into: &step) }
         record(.openSession(username: username, session: session, time: time), into: &step)
         reply(connection, requestID, .account(user: user.info, expiresAt: session.expiresAt, isNewSession: true), into: &step)
         signIn(connection, as: ConnectionIdentity(username: username, tokenHash: session.tokenHash, expiresAt: session.expiresAt), into: &step)
@@ -131,6 +132,7 @@ extension HuddleCore {
             guard time < session.expiresAt else {
                 return refuseToken(connection, requestID, CoreError(.tokenExpired, "the session expired; log in again"), at: time, into: &step)
             }
+            if let refusal = suspensionRefusal(user.username, at: time) { return refuseToken(connection, requestID, refusal, at: time, into: &step) }
             if let requestID {
                 reply(connection, requestID, .account(user: user.info, expiresAt: session.expiresAt, isNewSession: false), into: &step)
             } else {

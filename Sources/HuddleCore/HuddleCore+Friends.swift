@@ -13,10 +13,13 @@ extension HuddleCore {
         // Usernames are ASCII lowercase; folding the prefix the same way makes "Al" find "alice".
         let canonical = String(decoding: prefix.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
         let bound = min(max(limit, 1), Self.maxSearchResults)
-        var found = usernames.search(prefix: canonical, limit: bound, excluding: identity.username)
+        // Users blocked either way are not found, by username or display name.
+        let blocks = durableState.blocks
+        let me = identity.username
+        var found = usernames.search(prefix: canonical, limit: bound, excluding: me) { blocks.eitherBlocks(me, $0) }
         // Then those found by display name alone, as `DisplayNameIndex` orders them.
         var seen = Set(found)
-        for user in displayNames.search(prefix: prefix, limit: bound, excluding: identity.username)
+        for user in displayNames.search(prefix: prefix, limit: bound, excluding: me, isHidden: { blocks.eitherBlocks(me, $0) })
         where found.count < bound && seen.insert(user).inserted {
             found.append(user)
         }
@@ -33,6 +36,9 @@ extension HuddleCore {
         let friendships = durableState.friendships
         guard other != me else {
             return fail(connection, requestID, CoreError(.selfRequest, "you cannot befriend yourself"), into: &step)
+        }
+        if let refusal = blockRefusal(me, other, named: user) {
+            return fail(connection, requestID, refusal, into: &step)
         }
         guard !friendships.areFriends(me, other) else {
             return fail(connection, requestID, CoreError(.alreadyFriends, "you and \(other) are friends already"), into: &step)
@@ -117,6 +123,13 @@ extension HuddleCore {
         guard durableState.friendships.areFriends(me, friend) else {
             return fail(connection, requestID, CoreError(.notFriends, "you and \(friend) are not friends"), into: &step)
         }
+        endFriendship(me, friend, at: time, into: &step)
+        reply(connection, requestID, .done, into: &step)
+    }
+
+    /// Records the end of the friendship, tells both inboxes and ends the pair's matches
+    /// (`friend_remove`, and a block between friends).
+    func endFriendship(_ me: Username, _ friend: Username, at time: Int64, into step: inout CoreStep) {
         let command = CoreCommand.removeFriend(user: me, friend: friend, time: time)
         record(command, into: &step)
         tellLive(after: command, at: time, into: &step)
@@ -124,7 +137,6 @@ extension HuddleCore {
         publishNotice(notice, to: friend, at: time, into: &step)
         publishNotice(notice, to: me, at: time, into: &step)
         endActivities(between: me, and: friend, at: time, into: &step)
-        reply(connection, requestID, .done, into: &step)
     }
 
     func listFriends(_ connection: ConnectionRef, requestID: String, into step: inout CoreStep) {
@@ -149,7 +161,7 @@ extension HuddleCore {
         tellPresenceOfNewFriends(requester, accepter, into: &step)
     }
 
-    private func drop(
+    func drop(
         from sender: Username, to recipient: Username, notice: (String, String) -> InboxNotice, at time: Int64, into step: inout CoreStep
     ) {
         record(.dropFriendRequest(from: sender, to: recipient, time: time), into: &step)
@@ -171,7 +183,7 @@ extension HuddleCore {
     }
 
     /// The canonical name of an existing account, or nil having replied `user_not_found`.
-    private func existingUser(_ text: String, _ connection: ConnectionRef, _ requestID: String, into step: inout CoreStep) -> Username? {
+    func existingUser(_ text: String, _ connection: ConnectionRef, _ requestID: String, into step: inout CoreStep) -> Username? {
         guard let username = UsernameRules.canonical(text), durableState.accounts[username] != nil else {
             fail(connection, requestID, CoreError(.userNotFound, "no user \(text)"), into: &step)
             return nil

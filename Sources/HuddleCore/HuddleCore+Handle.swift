@@ -47,6 +47,9 @@ extension HuddleCore {
         case let .disconnectUser(username):
             guard let requestID else { break }
             disconnectUser(requestID: requestID, username: username, at: time, into: &step)
+        case let .moderation(moderation):
+            guard let requestID else { break }
+            moderate(moderation, requestID: requestID, at: time, into: &step)
         case let .authorizePhotoUpload(caller, tokenHash, size):
             authorizePhotoUpload(caller, tokenHash: tokenHash, size: size, at: time, into: &step)
         case let .recordPhoto(caller, tokenHash, hash, size):
@@ -224,6 +227,16 @@ extension HuddleCore {
             beginPasswordChange(
                 connection, requestID: requestID, oldPassword: oldPassword, newPassword: newPassword, revokeOthers: revokeOthers, at: time,
                 into: &step)
+        // Blocking.
+        case let .block(user):
+            block(connection, requestID: requestID, user: user, at: time, into: &step)
+        case let .unblock(user):
+            unblock(connection, requestID: requestID, user: user, at: time, into: &step)
+        case .blocks:
+            listBlocks(connection, requestID: requestID, into: &step)
+        // Reports.
+        case let .report(target, reason, text):
+            fileReport(connection, requestID: requestID, target: target, reason: reason, text: text, at: time, into: &step)
         }
     }
 }

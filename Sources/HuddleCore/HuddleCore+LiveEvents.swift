@@ -53,11 +53,13 @@ extension HuddleCore {
             tellViewers(of: author, .posted(shown(post.view(for: author))), into: &step)
         case let .setLike(id, user, liked, time):
             guard let post = durableState.feed[id] else { break }
-            tellViewers(of: post.author, .liked(post: id, author: post.author, user: user, liked: liked, likes: post.likers.count, time: time), into: &step)
+            let event = FeedEvent.liked(post: id, author: post.author, user: user, liked: liked, likes: post.likers.count, time: time)
+            tellViewers(of: post.author, event, hidingFromBlocksOf: user, into: &step)
         case let .addComment(id, commentID, author, text, time):
             guard let post = durableState.feed[id] else { break }
             let comment = FeedComment(id: commentID, author: author, text: text, time: time)
-            tellViewers(of: post.author, .commented(post: id, author: post.author, comment: shown(comment), comments: post.comments.count), into: &step)
+            let event = FeedEvent.commented(post: id, author: post.author, comment: shown(comment), comments: post.comments.count)
+            tellViewers(of: post.author, event, hidingFromBlocksOf: author, into: &step)
         case let .deletePost(id, author, time):
             tellViewers(of: author, .deleted(post: id, author: author, time: time), into: &step)
 
@@ -93,6 +95,15 @@ extension HuddleCore {
             break
         // Passwords: the revocations they cause are commands of their own.
         case .setCredentials, .issuePasswordReset, .failPasswordReset, .resetPassword:
+
+        // Blocking: what the block undid was told by the commands logged before it.
+        case .block, .unblock:
+            break
+
+        // Moderation: a suspension closes the user's connections on every node.
+        case let .suspend(user, _, _, _):
+            closeSuspended(user, at: time, into: &step)
+        case .unsuspend, .fileReport, .resolveReport:
             break
         }
     }
@@ -109,9 +120,14 @@ extension HuddleCore {
 
     /// Sends the event to every live connection of `author` and of `author`'s friends (the
     /// actor's own other devices included); nothing when none is online.
-    private func tellViewers(of author: Username, _ event: FeedEvent, into step: inout CoreStep) {
+    /// `actor`: who liked or commented; the users blocked with them either way are not told.
+    private func tellViewers(of author: Username, _ event: FeedEvent, hidingFromBlocksOf actor: Username? = nil, into step: inout CoreStep) {
         var viewers = friends(of: author)
         viewers.insert(author)
+        if let actor {
+            let blocks = durableState.blocks
+            viewers = viewers.filter { !blocks.eitherBlocks($0, actor) }
+        }
         let recipients = connections.connections(ofAnyOf: viewers)
         if !recipients.isEmpty { step.outputs.append(.feedEvent(event, to: recipients)) }
     }

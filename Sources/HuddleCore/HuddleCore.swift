@@ -23,6 +23,8 @@ public final class HuddleCore {
     var loginThrottle: LoginThrottle
     var friendRequestThrottle: FriendRequestThrottle
     var roomQuota: RoomQuota
+    /// Each reporter's budget of reports over time (ephemeral, like the friend-request one).
+    var reportBudgets: [Username: TokenBucket] = [:]
     var passwordHashes = PasswordHashAdmission()
     /// Derived from the durable sessions (rebuilt on restore), so `tick` finds purgeable ones
     /// without scanning; entries of sessions revoked since are skipped when popped.
@@ -205,6 +207,21 @@ public final class HuddleCore {
         case let .resetPassword(username, credentials, _):
             durableState.accounts.setCredentials(credentials, of: username)
             durableState.passwordResets.remove(username)
+        // Blocking.
+        case let .block(user, blocked, _):
+            durableState.blocks.block(user, blocked)
+        case let .unblock(user, blocked, _):
+            durableState.blocks.unblock(user, blocked)
+
+        // Moderation.
+        case let .suspend(user, reason, until, time):
+            durableState.suspensions.suspend(user, Suspension(reason: reason, until: until, time: time))
+        case let .unsuspend(user, _):
+            durableState.suspensions.lift(user)
+        case let .fileReport(report):
+            durableState.reports.file(report)
+        case let .resolveReport(id, action, note, time):
+            durableState.reports.resolve(id, ReportResolution(action: action, note: note, time: time))
         }
         return stored
     }

@@ -29,12 +29,15 @@ struct PrefixIndex: Sendable {
         if index < sorted.count, Self.equal(sorted[index], entry) { sorted.remove(at: index) }
     }
 
-    /// Up to `limit` users whose key starts with `prefix`, in the keys' byte order, skipping `excluded`.
-    func search(prefix: String, limit: Int, excluding excluded: Username? = nil) -> [Username] {
+    /// Up to `limit` users whose key starts with `prefix`, in the keys' byte order, skipping
+    /// `excluded` and those `isHidden` (at most the hidden ones are skipped).
+    func search(
+        prefix: String, limit: Int, excluding excluded: Username? = nil, isHidden: (Username) -> Bool = { _ in false }
+    ) -> [Username] {
         var found: [Username] = []
         var index = firstIndex(notBefore: Entry(key: prefix, user: ""))
         while index < sorted.count, found.count < limit, sorted[index].key.utf8.starts(with: prefix.utf8) {
-            if sorted[index].user != excluded { found.append(sorted[index].user) }
+            if sorted[index].user != excluded, !isHidden(sorted[index].user) { found.append(sorted[index].user) }
             index += 1
         }
         return found

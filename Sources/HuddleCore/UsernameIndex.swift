@@ -17,8 +17,10 @@ struct UsernameIndex: Sendable {
     }
 
     /// Up to `limit` usernames starting with `prefix` (canonical), in byte order, skipping
-    /// `excluded`.
-    func search(prefix: String, limit: Int, excluding excluded: Username? = nil) -> [Username] {
-        index.search(prefix: prefix, limit: limit, excluding: excluded)
+    /// `excluded` and those `isHidden` (blocked either way).
+    func search(
+        prefix: String, limit: Int, excluding excluded: Username? = nil, isHidden: (Username) -> Bool = { _ in false }
+    ) -> [Username] {
+        index.search(prefix: prefix, limit: limit, excluding: excluded, isHidden: isHidden)
     }
 }

@@ -44,7 +44,7 @@ public enum APIRequestDecoder {
         return items
     }
 
-    private static func parseBody(_ body: [UInt8], limits: ProtocolLimits) throws(RequestError) -> [(String, JSONValue)] {
+    static func parseBody(_ body: [UInt8], limits: ProtocolLimits) throws(RequestError) -> [(String, JSONValue)] {
         try body.withUnsafeBytes { bytes in
             Result { () throws(RequestError) -> [(String, JSONValue)] in
                 try RequestDecoder.parseObject(bytes, limits: limits, recoverID: false)

@@ -102,6 +102,14 @@ public enum Operation: Sendable, Equatable {
     /// `login` is a username or an email address.
     case passwordResetRequest(login: String)
     case passwordReset(login: String, code: String, newPassword: String)
+    // Blocking.
+    case block(user: String)
+    case unblock(user: String)
+    case blocks
+
+    // Reports.
+    /// `reason` one of `ReportVocabulary.reasons`; `text` at most `maxTextLength` characters.
+    case report(target: ReportTarget, reason: String, text: String)
     /// Whether the op takes a `client_id` (`KeyedWrites`).
     public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
@@ -172,6 +180,12 @@ public enum Operation: Sendable, Equatable {
         case .passwordChange: return "password_change"
         case .passwordResetRequest: return "password_reset_request"
         case .passwordReset: return "password_reset"
+        // Blocking.
+        case .block: return "block"
+        case .unblock: return "unblock"
+        case .blocks: return "blocks"
+        // Reports.
+        case .report: return "report"
         }
     }
 }

@@ -220,6 +220,16 @@ public enum RequestDecoder {
         case "password_reset":
             return .passwordReset(
                 login: try arguments.string("login"), code: try arguments.string("code"), newPassword: try arguments.string("new_password"))
+        // Blocking.
+        case "block":
+            return .block(user: try arguments.string("user"))
+        case "unblock":
+            return .unblock(user: try arguments.string("user"))
+        case "blocks":
+            return .blocks
+        // Reports.
+        case "report":
+            return try report(arguments)
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"

@@ -120,6 +120,14 @@ public enum RequestEncoder {
             return [("login", .string(login))]
         case let .passwordReset(login, code, newPassword):
             return [("login", .string(login)), ("code", .string(code)), ("new_password", .string(newPassword))]
+        // Blocking.
+        case let .block(user), let .unblock(user):
+            return [("user", .string(user))]
+        case .blocks:
+            return []
+        // Reports.
+        case let .report(target, reason, text):
+            return [("kind", .string(target.kind))] + target.requestFields + [("reason", .string(reason)), ("text", .string(text))]
         }
     }
 

@@ -83,6 +83,9 @@ extension CoreRunner {
                 answerPhoto(caller, .storageUnavailable)
             case .closeConnections, .authFailed:
                 route(output)
+            // The report was taken back with its command.
+            case .reportFiled:
+                break
             }
         }
         if handled.request.continuesASignIn, let ref = handled.request.connection {

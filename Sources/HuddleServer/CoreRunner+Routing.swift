@@ -80,6 +80,8 @@ extension CoreRunner {
             }
         case .hashResetPassword(let ref, let requestID, let username, let codeHash, let newPassword, let address):
             hashResetPassword(ref, requestID, username, codeHash: codeHash, newPassword: newPassword, address: address)
+        case .reportFiled(let report):
+            reportGateway?.submit(report: report)
         }
         return 0
     }

@@ -34,6 +34,8 @@ final class CoreRunner: @unchecked Sendable {
     /// Where `mailPasswordReset` outputs go; nil without `--password-reset-webhook` (the core
     /// then refuses resets as `unavailable`). Set before the thread starts.
     var passwordResetMailer: PasswordResetMailer?
+    /// Where `reportFiled` outputs go; nil without `--report-webhook`.
+    var reportGateway: PushGateway?
     /// Cluster mode's login limit shared by the nodes; nil in single-node mode (nothing asked).
     /// Set before the thread starts.
     var sharedLoginThrottle: SharedLoginThrottle?
@@ -147,6 +149,7 @@ final class CoreRunner: @unchecked Sendable {
         loop.execute { [self] in
             endTurn()
             pushGateway?.beginStopping(deadline: deadline)
+            reportGateway?.beginStopping(deadline: deadline)
             persistence?.shutDown(of: core.durableState, deadline: deadline)
             cluster?.close()
             clusterSnapshots?.close()

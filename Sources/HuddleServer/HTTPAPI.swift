@@ -61,8 +61,60 @@ final class HTTPAPI {
         case (_, "/api/v1/history"):
             connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use GET"))
         default:
-            connection.respondJSON(status: 404, body: Self.error("not_found", "no such API: \(head.path)"))
+            if !moderate(head, body: body, from: connection) {
+                connection.respondJSON(status: 404, body: Self.error("not_found", "no such API: \(head.path)"))
+            }
         }
+    }
+
+    /// The moderation calls (protocol.md, "Moderation"); false for a path that is none of them.
+    private func moderate(_ head: HTTPRequestHead, body: [UInt8], from connection: Connection) -> Bool {
+        if head.path == "/api/v1/reports" {
+            guard head.method == "GET" else {
+                connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use GET"))
+                return true
+            }
+            switch APIRequestDecoder.reportsQuery(head.query ?? "") {
+            case .failure(let error):
+                connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+            case .success(let (open, after, limit)):
+                submit("api_reports", connection, .moderation(.listReports(open: open, after: after, limit: limit)))
+            }
+            return true
+        }
+        if let id = APIRequestDecoder.reportToResolve(head.path) {
+            guard head.method == "POST" else {
+                connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))
+                return true
+            }
+            guard let id else {
+                connection.respondJSON(status: 404, body: Self.error("report_not_found", "not a report id: \(head.path)"))
+                return true
+            }
+            switch APIRequestDecoder.resolution(body, limits: limits) {
+            case .failure(let error):
+                connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+            case .success(let (action, note)):
+                submit("api_resolve_report", connection, .moderation(.resolveReport(id: id, action: action, note: note)))
+            }
+            return true
+        }
+        guard let (user, action) = APIRequestDecoder.userAction(head.path), ["suspend", "unsuspend"].contains(action) else { return false }
+        guard head.method == "POST" else {
+            connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))
+            return true
+        }
+        if action == "unsuspend" {
+            submit("api_unsuspend", connection, .moderation(.unsuspend(username: user)))
+            return true
+        }
+        switch APIRequestDecoder.suspension(body, limits: limits) {
+        case .failure(let error):
+            connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+        case .success(let (reason, until)):
+            submit("api_suspend", connection, .moderation(.suspend(username: user, reason: reason, until: until)))
+        }
+        return true
     }
 
     private func submit(_ op: String, _ connection: Connection, _ body: CoreRequestBody) {

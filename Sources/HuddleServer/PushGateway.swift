@@ -36,8 +36,11 @@ final class PushGateway: @unchecked Sendable {
     private var queueFullLog = LogThrottle()
     private var givenUpLog = LogThrottle()
     private var stopping = false
+    /// What the log lines call it: "push", or "report" for the report webhook.
+    private let purpose: String
 
-    init(webhook: WebhookURL, settings: PushSettings, metrics: PushMetrics, logger: Logger) throws {
+    init(webhook: WebhookURL, settings: PushSettings, metrics: PushMetrics, logger: Logger, purpose: String = "push") throws {
+        self.purpose = purpose
         self.webhook = webhook
         self.settings = settings
         self.metrics = metrics
@@ -50,8 +53,8 @@ final class PushGateway: @unchecked Sendable {
     }
 
     func start() throws {
-        thread = try LoopThread.spawn(name: "huddle-push") { [loop] in loop.run() }
-        logger.notice("push gateway enabled", metadata: ["webhook": "\(webhook.logged)", "signed": "\(signingKey != nil)"])
+        thread = try LoopThread.spawn(name: "huddle-\(purpose)") { [loop] in loop.run() }
+        logger.notice("\(purpose) gateway enabled", metadata: ["webhook": "\(webhook.logged)", "signed": "\(signingKey != nil)"])
     }
 
     /// After the core's last turn (nothing new arrives): sends what is waiting or being sent
@@ -87,6 +90,17 @@ final class PushGateway: @unchecked Sendable {
     /// Queues a notification; callable from any thread (the core's).
     func submit(_ notification: PushNotification) {
         loop.execute { [self] in accept(notification) }
+    }
+
+    /// Queues a report for the report webhook (`--report-webhook`); callable from any thread.
+    /// The same hand-off as a notification: queued, retried, never waited for.
+    func submit(report: ModerationReport) {
+        loop.execute { [self] in
+            let delivery = PushDelivery(
+                id: "report-\(report.id)", user: report.reporter, kind: "report", request: request(carrying: JSONWriter.bytes(report.json)))
+            if let dropped = queue.append(delivery) { droppedForRoom(dropped) }
+            pump()
+        }
     }
 
     // MARK: Gateway thread

@@ -78,7 +78,7 @@ extension CoreRequest {
         case .operation, .beginSignUp, .beginLogin, .authenticate, .serverPublish, .disconnectUser, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
              .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset,
-             .presenceElsewhere, .nodeGone, .localTick, .identityVerified:
+             .presenceElsewhere, .nodeGone, .localTick, .identityVerified, .moderation:
             false
         }
     }

@@ -30,6 +30,7 @@ enum ReplyEncoding {
     private static func httpStatus(_ code: CoreErrorCode) -> Int {
         switch code {
         case .forbidden: return 403
+        case .userNotFound, .reportNotFound: return 404
         default: return 400
         }
     }
@@ -122,6 +123,11 @@ enum ReplyEncoding {
             return .profile(OwnProfile(username: user, profile: profile))
         case .sessions(let sessions, let total):
             return .sessions(SessionList(sessions: sessions, total: total))
+        // Reports.
+        case .reportFiled(let id):
+            return .reportFiled(id)
+        case .reports(let page):
+            return .reports(page)
         }
     }
 

@@ -114,6 +114,11 @@ public final class Server {
                 logger: logger)
         }
         runner.passwordResetMailer = resetMailer
+        // Reports go out as pushes do (queue, retries, signature, CA), to a webhook of their own.
+        let reportGateway = try configuration.reportWebhook.map {
+            try PushGateway(webhook: $0, settings: configuration.push, metrics: metrics.push, logger: logger, purpose: "report")
+        }
+        runner.reportGateway = reportGateway
         for (context, endpoint) in zip(contexts, endpoints) {
             context.addEndpoint(endpoint, path: "/v1")
             context.photoAPI = PhotoAPI(runner: runner, endpoint: endpoint, context: context, store: photoStore, workers: photoWorkers, uploads: photoUploads)
@@ -146,6 +151,7 @@ public final class Server {
 
         try pushGateway?.start()
         try resetMailer?.start()
+        try reportGateway?.start()
         try runner.start()
         let threads = try loops.map { loop in
             try LoopThread.spawn(name: "huddle-io-\(loop.index)") { loop.run() }
@@ -170,6 +176,7 @@ public final class Server {
         runner.stop(deadline: deadline)
         pushGateway?.join()
         resetMailer?.stop()
+        reportGateway?.join()
         photoWorkers.stop()
         identitySignIns?.stop()
         logger.notice("stopped")

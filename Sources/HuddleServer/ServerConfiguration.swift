@@ -79,6 +79,9 @@ public struct ServerConfiguration: Sendable {
     // Push.
     /// The push gateway: the webhook (nil: none) and its queue, retries and timeouts.
     public var push = PushSettings()
+    /// Where each new report is POSTed (nil: none), with the push gateway's queue, retries,
+    /// signing key and CA.
+    public var reportWebhook: WebhookURL?
 
     // Password reset.
     /// Where reset codes are POSTed for the operator's mail sender (nil: no password reset),

@@ -125,6 +125,9 @@ struct Serve: ParsableCommand {
     @Option(help: "PEM CA certificates an https password reset webhook must chain to, instead of the system store.")
     var passwordResetWebhookCa: String?
     @Option(help: "Seconds a password reset code stays valid.") var passwordResetCodeTtl: Int = 900
+    // Moderation.
+    @Option(help: "Webhook (http:// or https://) that gets a JSON POST per new report, sent as pushes are (same signing key, CA, retries).")
+    var reportWebhook: String?
     // Activities.
     @Option(help: "The activity list, comma-separated (1–64 names of 1–32 characters; \"Anything\" matches every other).")
     var activities: String = Self.defaultActivities
@@ -189,7 +192,11 @@ struct Serve: ParsableCommand {
         guard LogLineHandler.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
         guard summaryInterval >= 0 else { throw ValidationError("--summary-interval must be 0 (off) or more") }
         // Push.
-        try Self.checkWebhook(pushWebhook, secret: pushWebhookSecret, ca: pushWebhookCa, flag: "push-webhook")
+        // The report webhook is signed and trusted as pushes are: the push secret and CA may go with it alone.
+        if pushWebhook != nil || reportWebhook == nil {
+            try Self.checkWebhook(pushWebhook, secret: pushWebhookSecret, ca: pushWebhookCa, flag: "push-webhook")
+        }
+        try Self.checkWebhook(reportWebhook, secret: nil, ca: nil, flag: "report-webhook")
         guard pushQueueSize > 0, pushMaxAttempts > 0, pushTimeout > 0 else {
             throw ValidationError("--push-queue-size, --push-max-attempts and --push-timeout must be positive")
         }
@@ -261,6 +268,8 @@ struct Serve: ParsableCommand {
         config.passwordResetCAFile = passwordResetWebhookCa
         config.passwordResetCodeTTLMilliseconds = Int64(passwordResetCodeTtl) * 1000
         config.core.passwordResetEnabled = config.passwordResetWebhook != nil
+        // Moderation.
+        config.reportWebhook = reportWebhook.flatMap { try? WebhookURL($0) }
         // Activities.
         config.core.activities.names = Self.activityNames(activities)
         // Memories.

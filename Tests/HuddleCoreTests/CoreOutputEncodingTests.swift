@@ -68,6 +68,12 @@ import Testing
         .reply(alice, requestID: "5", .profile(user: "alice", UserProfile(displayName: "A"))),
         .reply(alice, requestID: "6", .sessions([SessionEntry(id: "00ff", device: nil, createdAt: 1, lastSeenAt: 2, expiresAt: 3, connected: true, current: false)], total: 4)),
         .feedEvent(.commented(post: 9, author: "alice", comment: FeedComment(id: 2, author: "bob", text: "x", time: 8, authorProfile: UserProfile(avatar: "ab12")), comments: 2), to: [alice]),
+        .reportFiled(ModerationReport(
+            id: 7, reporter: "alice", target: .message(channel: "chat:alice~bob", offset: 3), user: "bob", reason: "spam", text: "again \"x\"",
+            content: #"{"text":"hi"}"#, time: 1_763_800_000_000)),
+        .reportFiled(ModerationReport(
+            id: 8, reporter: "alice", target: .user("bob"), user: "bob", reason: "other", text: "", content: nil, time: 1,
+            resolution: ReportResolution(action: "dismissed", note: "", time: 2))),
     ]
 
     /// Every case of `CoreOutput`, by name. The switch below has no `default:`, so a new case
@@ -77,6 +83,7 @@ import Testing
         case pushNotification, memoryChanged, photoAccess
         case profileChanged
         case changePassword, mailPasswordReset, hashResetPassword
+        case pushNotification, memoryChanged, photoAccess, reportFiled
 
         init(_ output: CoreOutput) {
             switch output {
@@ -98,6 +105,7 @@ import Testing
             case .changePassword: self = .changePassword
             case .mailPasswordReset: self = .mailPasswordReset
             case .hashResetPassword: self = .hashResetPassword
+            case .reportFiled: self = .reportFiled
             }
         }
     }

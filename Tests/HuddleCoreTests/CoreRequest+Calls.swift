@@ -96,6 +96,11 @@ extension CoreRequest {
     }
 
     static func removeFriend(_ ref: ConnectionRef, requestID: String, user: String) -> CoreRequest { op(ref, requestID, .friendRemove(user: user)) }
+    static func block(_ ref: ConnectionRef, requestID: String, user: String) -> CoreRequest { op(ref, requestID, .block(user: user)) }
+    static func unblock(_ ref: ConnectionRef, requestID: String, user: String) -> CoreRequest { op(ref, requestID, .unblock(user: user)) }
+    static func report(_ ref: ConnectionRef, requestID: String, target: ReportTarget, reason: String, text: String) -> CoreRequest {
+        op(ref, requestID, .report(target: target, reason: reason, text: text))
+    }
     static func listFriends(_ ref: ConnectionRef, requestID: String) -> CoreRequest { op(ref, requestID, .friends) }
 
     // Chat.

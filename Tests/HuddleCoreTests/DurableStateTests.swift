@@ -165,6 +165,18 @@ import Testing
                     step(.keyed(connections["alice"]!, requestID: "kc", op: "comment", clientID: "c-1",
                                 .commentOnPost(connections["alice"]!, requestID: "kc", post: 1, text: "see you")))
                 }
+                // Blocking: one kept, one lifted.
+                step(.block(connections["carol"]!, requestID: "b1", user: "dave"))
+                step(.block(connections["carol"]!, requestID: "b2", user: "bob"))
+                step(.unblock(connections["carol"]!, requestID: "b3", user: "bob"))
+                // Moderation: one suspension kept, one lifted.
+                step(CoreRequest(requestID: "s1", .moderation(.suspend(username: "dave", reason: "spam", until: nil))))
+                step(CoreRequest(requestID: "s2", .moderation(.suspend(username: "carol", reason: "a week off", until: harness.time + 7 * CoreHarness.day))))
+                step(CoreRequest(requestID: "s3", .moderation(.unsuspend(username: "carol"))))
+                // Reports: a user and a post, one resolved.
+                step(.report(connections["bob"]!, requestID: "r1", target: .user("carol"), reason: "spam", text: "again"))
+                step(.report(connections["bob"]!, requestID: "r2", target: .post(1), reason: "harassment", text: ""))
+                step(CoreRequest(requestID: "r3", .moderation(.resolveReport(id: 1, action: "dismissed", note: "fine"))))
                 // Kept past the window: the next sweep forgets it.
                 harness.advance(2_000)
                 step(.tick)
@@ -218,6 +230,14 @@ import Testing
             case .issuePasswordReset: kinds.insert("issuePasswordReset")
             case .failPasswordReset: kinds.insert("failPasswordReset")
             case .resetPassword: kinds.insert("resetPassword")
+            // Blocking.
+            case .block: kinds.insert("block")
+            case .unblock: kinds.insert("unblock")
+            // Moderation.
+            case .suspend: kinds.insert("suspend")
+            case .unsuspend: kinds.insert("unsuspend")
+            case .fileReport: kinds.insert("fileReport")
+            case .resolveReport: kinds.insert("resolveReport")
             }
         }
         let state = harness.core.durableState
@@ -238,6 +258,14 @@ import Testing
         #expect(state.passwordResets.count == 0)
         #expect(state.profiles["alice"] == UserProfile(displayName: "Alice", avatar: String(repeating: "ab", count: 32)) && state.profiles.count == 1)
         #expect(state.sessions.tokenHashes(of: "carol").count == 1)
+            // Blocking.
+            "block", "unblock",
+            // Moderation.
+            "suspend", "unsuspend", "fileReport", "resolveReport",
+        ])
+        #expect(state.blocks.blocked(by: "carol") == ["dave"] && state.blocks.blockCount == 1)
+        #expect(state.suspensions["dave"]?.reason == "spam" && state.suspensions.count == 1)
+        #expect(state.reports.count == 2 && state.reports.openCount == 1 && state.reports[1]?.resolution?.action == "dismissed")
         #expect(state.keptResults.count(of: "alice") == 0)
         #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 2 && state.feed[1]?.likers.isEmpty == true)
         #expect(state.memories.memories(of: "alice").map { $0.points.map(\.time) } == [[9]] && state.memories.count == 1)

@@ -156,6 +156,15 @@ export declare class HuddleClient {
   passwordResetRequest(login: string): Promise<{}>;
   passwordReset(fields: { login: string; code: string; newPassword: string }): Promise<{ revoked: number }>;
 
+  block(user: string, options?: Key): Promise<{}>;
+  unblock(user: string, options?: Key): Promise<{}>;
+  blocks(): Promise<{ users: string[] }>;
+  report(
+    target: { kind: 'user'; user: string } | { kind: 'message'; channel: string; offset: number } | { kind: 'post'; post: number } | { kind: 'comment'; post: number; comment: number },
+    reason: 'spam' | 'harassment' | 'hate' | 'violence' | 'sexual' | 'self_harm' | 'impersonation' | 'other',
+    options?: { text?: string },
+  ): Promise<{ report: number }>;
+
   markRead(channel: string, offset: number, options?: Key): Promise<{ channel: string; read: number; unread: number; badge: number }>;
   unread(): Promise<{ rooms: { channel: string; offset: number; read: number; unread: number }[]; total: number }>;
   typing(channel: string): Promise<{}>;

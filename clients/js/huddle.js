@@ -18,6 +18,7 @@ export const IDEMPOTENCY_KEYS = Object.freeze({
   activity_on: 'client_id', activity_off: 'client_id', place_set: 'client_id', place_remove: 'client_id',
   memory_create: 'client_id', memory_update: 'client_id', memory_delete: 'client_id',
   point_add: 'client_id', point_update: 'client_id', point_delete: 'client_id',
+  block: 'client_id', unblock: 'client_id',
 });
 
 /** Ops that change nothing, or whose repetition changes nothing (a location report not newer
@@ -25,7 +26,7 @@ export const IDEMPOTENCY_KEYS = Object.freeze({
 export const SAFE_TO_REPEAT = Object.freeze(new Set([
   'ping', 'whoami', 'history', 'presence', 'user_search', 'friend_requests', 'friends', 'unread',
   'feed', 'comments', 'activities', 'matches', 'places', 'where', 'memories', 'memory',
-  'location_fix', 'region',
+  'location_fix', 'region', 'blocks',
   // Profiles and sessions: setting the same profile twice is the same as once.
   'profile', 'profile_set', 'sessions',
 ]));
@@ -586,6 +587,15 @@ export class HuddleClient {
   friendCancel(user, { clientId } = {}) { return this.request('friend_cancel', compact({ user, client_id: clientId })); }
   friendRemove(user, { clientId } = {}) { return this.request('friend_remove', compact({ user, client_id: clientId })); }
   friends() { return this.request('friends'); }
+
+  // ---- blocking and reports ----
+
+  block(user, { clientId } = {}) { return this.request('block', compact({ user, client_id: clientId })); }
+  unblock(user, { clientId } = {}) { return this.request('unblock', compact({ user, client_id: clientId })); }
+  blocks() { return this.request('blocks'); }
+  /** `target`: `{ kind: 'user', user }`, `{ kind: 'message', channel, offset }`,
+   * `{ kind: 'post', post }` or `{ kind: 'comment', post, comment }` (protocol.md "Reports"). */
+  report(target, reason, { text } = {}) { return this.request('report', compact({ ...target, reason, text })); }
 
   // ---- chat ----
 

@@ -44,6 +44,11 @@ public indirect enum ReplyResult: Sendable, Equatable {
     /// `profile`, `profile_set`.
     case profile(OwnProfile)
     case sessions(SessionList)
+    // Reports.
+    /// `report`: the new report's id.
+    case reportFiled(UInt64)
+    /// `GET /api/v1/reports`.
+    case reports(ReportPage)
     /// A keyed write's first result sent again to its retry (protocol.md, "Retries"), marked
     /// `"duplicate": true`.
     case duplicate(ReplyResult)
@@ -83,6 +88,9 @@ public indirect enum ReplyResult: Sendable, Equatable {
         case .identities(let identities): return .object([("identities", .array(identities.map(\.json)))])
         case .profile(let profile): return profile.result
         case .sessions(let list): return list.result
+        // Reports.
+        case .reportFiled(let id): return .object([("report", .integer(id))])
+        case .reports(let page): return page.result
         case .duplicate(let first):
             guard case .object(let members) = first.json else { return first.json }
             return .object(members + [("duplicate", .bool(true))])
@@ -127,6 +135,9 @@ public indirect enum ReplyResult: Sendable, Equatable {
             { .identities(try LinkedIdentity.list(in: $0)) },
             { .profile(try OwnProfile(result: $0)) },
             { .sessions(try SessionList(result: $0)) },
+            // Reports.
+            { .reportFiled(try $0.requiredUInt64("report")) },
+            { .reports(try ReportPage(result: $0)) },
         ]
         var found: [ReplyResult] = []
         for reading in readings {

@@ -116,6 +116,22 @@ test('friends: search, request with message, decline, cancel, cooldown, accept, 
   assert.equal(inboxB[4].from, null);
 });
 
+test('blocking and reports: block, blocks, the blocked side refused as unknown, report, unblock', async () => {
+  const a = await signedUp('ba');
+  const b = await signedUp('bb');
+  const [an, bn] = [a.user.username, b.user.username];
+  assert.equal(typeof (await a.report({ kind: 'user', user: bn }, 'spam', { text: 'ads' })).report, 'number');
+  await assert.rejects(a.report({ kind: 'user', user: bn }, 'spam'), { code: 'already_reported' });
+  await a.block(bn);
+  assert.deepEqual((await a.blocks()).users, [bn]);
+  await assert.rejects(b.friendRequest(an), { code: 'user_not_found' });
+  await assert.rejects(a.friendRequest(bn), { code: 'user_blocked' });
+  assert.deepEqual((await b.userSearch(an)).users, []);
+  await a.unblock(bn);
+  assert.deepEqual((await a.blocks()).users, []);
+  assert.equal((await b.friendRequest(an)).status, 'requested');
+});
+
 test('chat: messages both ways, mark_read, unread badges, typing', async () => {
   const a = await signedUp('ca');
   const b = await signedUp('cb');
