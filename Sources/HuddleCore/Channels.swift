@@ -34,6 +34,13 @@ public struct Channels: Sendable, Equatable {
 }
 
 extension Channels {
+    /// Leaves a tombstone at `offset` of `name` (`Channel.remove(at:)`); false when there is
+    /// nothing to remove there.
+    @discardableResult
+    mutating func remove(_ name: String, at offset: UInt64) -> Bool {
+        byName[name]?.remove(at: offset) ?? false
+    }
+
     /// Drops the channel's publications past `limit`'s age at `time` (`Channel.trimExpired`).
     mutating func trimExpired(_ name: String, at time: Int64, limit: HistoryLimit) {
         byName[name]?.trimExpired(at: time, limit: limit)

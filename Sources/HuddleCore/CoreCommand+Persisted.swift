@@ -89,6 +89,8 @@ extension CoreCommand: PersistedValue {
             ])
         case .forgetKeptResults(let before, let time):
             .variant("forgetKeptResults", [("before", before.persisted), ("time", time.persisted)])
+        case .removePublication(let channel, let offset, let time):
+            .variant("removePublication", [("channel", channel.persisted), ("offset", offset.persisted), ("time", time.persisted)])
         }
     }
 
@@ -176,6 +178,8 @@ extension CoreCommand: PersistedValue {
             self = .keepResult(user: try f("user"), op: try f("op"), clientID: try f("clientID"), reply: try f("reply"), time: try f("time"))
         case "forgetKeptResults":
             self = .forgetKeptResults(before: try f("before"), time: try f("time"))
+        case "removePublication":
+            self = .removePublication(channel: try f("channel"), offset: try f("offset"), time: try f("time"))
         default:
             throw variant.unknown()
         }

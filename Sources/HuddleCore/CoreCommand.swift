@@ -97,4 +97,9 @@ public enum CoreCommand: Sendable, Equatable {
     case keepResult(user: Username, op: String, clientID: String, reply: CoreReply, time: Int64)
     /// Every kept result older than `before` is forgotten; emitted by `tick`.
     case forgetKeptResults(before: Int64, time: Int64)
+
+    // Moderation and deletion.
+    /// The publication at `offset` becomes a tombstone (`Channel.remove(at:)`): removed by the
+    /// operator, or as one its deleted publisher wrote.
+    case removePublication(channel: String, offset: UInt64, time: Int64)
 }

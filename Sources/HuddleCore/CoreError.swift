@@ -69,4 +69,6 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case tooManyPoints = "too_many_points"
     case tooManyPhotos = "too_many_photos"
     case photoQuotaExceeded = "photo_quota_exceeded"
+    // Moderation and deletion.
+    case publicationNotFound = "publication_not_found"
 }

@@ -53,7 +53,7 @@ extension CoreRequestBody {
         switch self {
         case .operation(let operation):
             operation.effect
-        case .beginSignUp, .beginLogin, .serverPublish:
+        case .beginSignUp, .beginLogin, .serverPublish, .removeContent:
             .write
         // The second halves are not refused: they end password hashes the core counts.
         case .signUp, .finishLogin, .authenticate, .disconnectUser:
@@ -91,7 +91,7 @@ extension CoreRequest {
 
     public var replyRoute: ReplyRoute {
         switch body {
-        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser:
+        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser, .removeContent:
             switch (connection, requestID) {
             case (let ref?, let id?): .connection(ref, requestID: id)
             case (nil, let id?): .api(requestID: id)
@@ -114,7 +114,7 @@ extension CoreRequest {
         case .operation, .beginSignUp, .beginLogin, .authenticate:
             guard let connection, let requestID else { return nil }
             return (connection, requestID)
-        case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
+        case .signUp, .finishLogin, .serverPublish, .disconnectUser, .removeContent, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
              .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
             return nil
         }
@@ -124,7 +124,7 @@ extension CoreRequest {
     public var isSignIn: Bool {
         switch body {
         case .beginLogin, .authenticate: true
-        case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
+        case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .removeContent, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
              .presenceElsewhere, .nodeGone, .localTick:
             false

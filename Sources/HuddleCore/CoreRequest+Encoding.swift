@@ -78,6 +78,10 @@ extension CoreRequestBody {
             return [("kind", .string("server_publish")), ("channel", .string(channel)), ("type", .string(type)), ("data", .string(data))]
         case let .disconnectUser(username):
             return [("kind", .string("disconnect_user")), ("username", .string(username))]
+        case .removeContent(.publication(let channel, let offset)):
+            return [("kind", .string("remove_publication")), ("channel", .string(channel)), ("offset", .integer(offset))]
+        case .removeContent(.post(let id)):
+            return [("kind", .string("remove_post")), ("post", .integer(id))]
         case let .authorizePhotoUpload(caller, tokenHash, size):
             return [("kind", .string("authorize_photo_upload")), ("caller", caller.persisted), ("token_hash", .hex(tokenHash)), ("size", .integer(size))]
         case let .recordPhoto(caller, tokenHash, hash, size):
@@ -146,6 +150,12 @@ extension CoreRequestBody {
         case "disconnect_user":
             guard let username = string("username") else { return nil }
             self = .disconnectUser(username: username)
+        case "remove_publication":
+            guard let channel = string("channel"), let offset = f["offset"]?.uint64Value else { return nil }
+            self = .removeContent(.publication(channel: channel, offset: offset))
+        case "remove_post":
+            guard let id = f["post"]?.uint64Value else { return nil }
+            self = .removeContent(.post(id))
         case "authorize_photo_upload":
             guard let caller = ref("caller"), let tokenHash = bytes("token_hash"), let size = int("size") else { return nil }
             self = .authorizePhotoUpload(caller: caller, tokenHash: tokenHash, size: size)

@@ -70,6 +70,8 @@ public enum CoreRequestBody: Sendable, Equatable {
     case serverPublish(channel: String, type: String, data: String)
     /// Close every live connection of the user with 4001; sessions stay valid.
     case disconnectUser(username: String)
+    /// The operator removes a publication (a tombstone at its offset) or a post.
+    case removeContent(RemovedContent)
 
     // Photos over HTTP. `caller` is where the answer goes (`CoreOutput.photoAccess`): an HTTP
     // request the server registered, not a connection the core knows; the session token

@@ -47,6 +47,9 @@ extension HuddleCore {
         case let .disconnectUser(username):
             guard let requestID else { break }
             disconnectUser(requestID: requestID, username: username, at: time, into: &step)
+        case let .removeContent(content):
+            guard let requestID else { break }
+            removeContent(requestID: requestID, content, at: time, into: &step)
         case let .authorizePhotoUpload(caller, tokenHash, size):
             authorizePhotoUpload(caller, tokenHash: tokenHash, size: size, at: time, into: &step)
         case let .recordPhoto(caller, tokenHash, hash, size):

@@ -83,6 +83,10 @@ extension HuddleCore {
             announceMemoryChange(.pointDeleted(memory.shown(), point: point), to: owner, into: &step)
         case .addPhotoOwner, .keepResult, .forgetKeptResults:
             break
+
+        // Moderation and deletion.
+        case let .removePublication(channel, offset, time):
+            tellRemoval(of: offset, in: channel, at: time, into: &step)
         }
     }
 

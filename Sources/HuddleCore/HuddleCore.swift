@@ -168,6 +168,10 @@ public final class HuddleCore {
                 limit: configuration.keptResultsPerUser, window: configuration.keptResultMilliseconds)
         case let .forgetKeptResults(before, _):
             durableState.keptResults.forget(before: before)
+
+        // Moderation and deletion.
+        case let .removePublication(channel, offset, _):
+            durableState.channels.remove(channel, at: offset)
         }
         return stored
     }

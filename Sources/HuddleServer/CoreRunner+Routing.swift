@@ -26,6 +26,10 @@ extension CoreRunner {
                 let (status, body) = ReplyEncoding.httpResponse(reply)
                 respondAPI(requestID, status: status, body: body)
             }
+        case .deliver(let publication, let recipients) where publication.removed:
+            let text = ServerMessage.publicationRemovedEvent(
+                channel: publication.channel, epoch: publication.epoch, offset: publication.offset, time: publication.time)
+            fanOut(text, to: recipients)
         case .deliver(let publication, let recipients):
             let text = ServerMessage.publicationEvent(
                 channel: publication.channel, epoch: publication.epoch, offset: publication.offset, type: publication.type,

@@ -56,7 +56,14 @@ final class HTTPAPI {
             case .success(let user):
                 submit("api_disconnect", connection, .disconnectUser(username: user.lowercased()))
             }
-        case (_, "/api/v1/publish"), (_, "/api/v1/disconnect"):
+        case ("POST", "/api/v1/remove"):
+            switch APIRequestDecoder.removal(body, limits: limits) {
+            case .failure(let error):
+                connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+            case .success(let content):
+                submit("api_remove", connection, .removeContent(content))
+            }
+        case (_, "/api/v1/publish"), (_, "/api/v1/disconnect"), (_, "/api/v1/remove"):
             connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))
         case (_, "/api/v1/history"):
             connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use GET"))

@@ -73,7 +73,7 @@ extension CoreRequest {
     var continuesASignIn: Bool {
         switch body {
         case .signUp, .finishLogin: true
-        case .operation, .beginSignUp, .beginLogin, .authenticate, .serverPublish, .disconnectUser, .authorizePhotoUpload,
+        case .operation, .beginSignUp, .beginLogin, .authenticate, .serverPublish, .disconnectUser, .removeContent, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
              .presenceElsewhere, .nodeGone, .localTick:
             false

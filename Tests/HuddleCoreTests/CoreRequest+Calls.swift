@@ -75,6 +75,10 @@ extension CoreRequest {
         CoreRequest(requestID: requestID, .disconnectUser(username: username))
     }
 
+    static func removeContent(requestID: String, _ content: RemovedContent) -> CoreRequest {
+        CoreRequest(requestID: requestID, .removeContent(content))
+    }
+
     // Friends.
 
     static func searchUsers(_ ref: ConnectionRef, requestID: String, prefix: String, limit: Int) -> CoreRequest {

@@ -127,6 +127,9 @@ import Testing
                 step(.commentOnPost(connections["bob"]!, requestID: "fc", post: 1, text: "in \"5\""))
                 step(.listFeed(connections["bob"]!, requestID: "ff", before: nil, limit: 10))
                 step(.deletePost(connections["bob"]!, requestID: "fd", post: 2))
+                // The operator removes the chat room's newest message: a tombstone.
+                let chat = harness.core.durableState.channels["chat:alice~bob"]!
+                step(.removeContent(requestID: "rm", .publication(channel: "chat:alice~bob", offset: chat.lastOffset)))
                 // A keyed comment, retried: kept once, the retry changes nothing.
                 for _ in 0..<2 {
                     step(.keyed(connections["alice"]!, requestID: "kc", op: "comment", clientID: "c-1",
@@ -175,6 +178,8 @@ import Testing
             // Keyed writes.
             case .keepResult: kinds.insert("keepResult")
             case .forgetKeptResults: kinds.insert("forgetKeptResults")
+            // Moderation and deletion.
+            case .removePublication: kinds.insert("removePublication")
             }
         }
         let state = harness.core.durableState
@@ -186,6 +191,8 @@ import Testing
             "createMemory", "updateMemory", "deleteMemory", "putMemoryPoint", "deleteMemoryPoint", "addPhotoOwner",
             // Keyed writes.
             "keepResult", "forgetKeptResults",
+            // Moderation and deletion.
+            "removePublication",
         ])
         #expect(state.keptResults.count(of: "alice") == 0)
         #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 2 && state.feed[1]?.likers.isEmpty == true)
