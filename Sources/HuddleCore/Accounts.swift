@@ -44,6 +44,12 @@ public struct Accounts: Sendable, Equatable {
         }
         usernamesByEmail[user.email] = user.username
     }
+
+    /// Account deletion: the user's record goes, and their email is free at once.
+    mutating func erase(_ user: Username) {
+        guard let record = byUsername.removeValue(forKey: user) else { return }
+        if usernamesByEmail[record.email] == user { usernamesByEmail[record.email] = nil }
+    }
 }
 
 /// Users sorted by name.

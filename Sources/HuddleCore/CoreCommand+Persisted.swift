@@ -91,6 +91,8 @@ extension CoreCommand: PersistedValue {
             .variant("forgetKeptResults", [("before", before.persisted), ("time", time.persisted)])
         case .removePublication(let channel, let offset, let time):
             .variant("removePublication", [("channel", channel.persisted), ("offset", offset.persisted), ("time", time.persisted)])
+        case .eraseUser(let username, let time):
+            .variant("eraseUser", [("username", username.persisted), ("time", time.persisted)])
         }
     }
 
@@ -180,6 +182,8 @@ extension CoreCommand: PersistedValue {
             self = .forgetKeptResults(before: try f("before"), time: try f("time"))
         case "removePublication":
             self = .removePublication(channel: try f("channel"), offset: try f("offset"), time: try f("time"))
+        case "eraseUser":
+            self = .eraseUser(username: try f("username"), time: try f("time"))
         default:
             throw variant.unknown()
         }

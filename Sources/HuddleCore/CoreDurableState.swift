@@ -27,6 +27,8 @@ public struct CoreDurableState: Sendable, Equatable {
     public internal(set) var photos = PhotoOwnership()
     // Keyed writes.
     public internal(set) var keptResults = KeptResults()
+    // Moderation and deletion.
+    public internal(set) var quarantinedUsernames = UsernameQuarantine()
 
     public init() {}
 }
@@ -53,6 +55,9 @@ extension CoreDurableState: PersistedValue {
             ("photos", photos.persisted),
             // Keyed writes.
             ("keptResults", keptResults.persisted),
+            // Moderation and deletion: written only once a name is held, so a state without
+            // deletions encodes as before.
+            ("quarantinedUsernames", quarantinedUsernames.count == 0 ? nil : quarantinedUsernames.persisted),
         ])
     }
 
@@ -75,5 +80,7 @@ extension CoreDurableState: PersistedValue {
         photos = try f.optional("photos") ?? PhotoOwnership()
         // Keyed writes.
         keptResults = try f.optional("keptResults") ?? KeptResults()
+        // Moderation and deletion.
+        quarantinedUsernames = try f.optional("quarantinedUsernames") ?? UsernameQuarantine()
     }
 }

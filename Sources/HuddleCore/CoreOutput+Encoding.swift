@@ -55,6 +55,13 @@ extension CoreOutput: PersistedValue {
             .variant("memoryChanged", [("_0", change.persisted), ("to", to.persisted)])
         case .photoAccess(let caller, let access):
             .variant("photoAccess", [("caller", caller.persisted), ("_1", access.persisted)])
+        case .verifyAccountDeletion(let connection, let requestID, let username, let credentials, let password, let address):
+            .variant("verifyAccountDeletion", [
+                ("connection", connection.persisted), ("requestID", requestID.persisted), ("username", username.persisted),
+                ("credentials", credentials.persisted), ("password", password.persisted), ("address", address.persisted),
+            ])
+        case .removePhotoFiles(let hashes):
+            .variant("removePhotoFiles", [("_0", hashes.persisted)])
         }
     }
 
@@ -85,6 +92,11 @@ extension CoreOutput: PersistedValue {
         case "pushNotification": self = .pushNotification(try f("_0"))
         case "memoryChanged": self = .memoryChanged(try f("_0"), to: try f("to"))
         case "photoAccess": self = .photoAccess(caller: try f("caller"), try f("_1"))
+        case "verifyAccountDeletion":
+            self = .verifyAccountDeletion(
+                try f("connection"), requestID: try f("requestID"), username: try f("username"), credentials: try f("credentials"),
+                password: try f("password"), address: try f("address"))
+        case "removePhotoFiles": self = .removePhotoFiles(try f("_0"))
         default: throw variant.unknown()
         }
     }

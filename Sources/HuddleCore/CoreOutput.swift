@@ -47,4 +47,13 @@ public enum CoreOutput: Sendable, Equatable {
     case memoryChanged(MemoryChange, to: [ConnectionRef])
     /// The answer to a photo request (`CoreRequest.authorizePhotoUpload` and the like).
     case photoAccess(caller: ConnectionRef, PhotoAccess)
+
+    // Moderation and deletion.
+    /// `account_delete`: check the password off the core thread (in the login lane), then send
+    /// `CoreRequest.finishAccountDeletion` with the same connection, request ID and address.
+    case verifyAccountDeletion(ConnectionRef, requestID: String, username: Username, credentials: Credentials, password: String, address: String)
+    /// The photos with these hashes have no owner left (an account was deleted): remove their
+    /// files, off the core thread. Never logged: a replay makes none (a file left by a crash
+    /// before its removal is found by the start-up sweep of unowned photos).
+    case removePhotoFiles([String])
 }

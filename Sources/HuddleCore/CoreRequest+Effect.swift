@@ -44,6 +44,9 @@ extension Operation {
             .write
         case .memories, .memory:
             .pagedRead
+        // Moderation and deletion.
+        case .accountDelete:
+            .write
         }
     }
 }
@@ -53,8 +56,11 @@ extension CoreRequestBody {
         switch self {
         case .operation(let operation):
             operation.effect
-        case .beginSignUp, .beginLogin, .serverPublish, .removeContent:
+        case .beginSignUp, .beginLogin, .serverPublish, .removeContent, .deleteUser:
             .write
+        // Ends a password hash the core counts, like a login's second half.
+        case .finishAccountDeletion:
+            .read
         // The second halves are not refused: they end password hashes the core counts.
         case .signUp, .finishLogin, .authenticate, .disconnectUser:
             .read
@@ -91,7 +97,8 @@ extension CoreRequest {
 
     public var replyRoute: ReplyRoute {
         switch body {
-        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser, .removeContent:
+        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser, .removeContent,
+             .deleteUser, .finishAccountDeletion:
             switch (connection, requestID) {
             case (let ref?, let id?): .connection(ref, requestID: id)
             case (nil, let id?): .api(requestID: id)
@@ -114,7 +121,7 @@ extension CoreRequest {
         case .operation, .beginSignUp, .beginLogin, .authenticate:
             guard let connection, let requestID else { return nil }
             return (connection, requestID)
-        case .signUp, .finishLogin, .serverPublish, .disconnectUser, .removeContent, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
+        case .signUp, .finishLogin, .serverPublish, .disconnectUser, .removeContent, .deleteUser, .finishAccountDeletion, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
              .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
             return nil
         }
@@ -124,7 +131,8 @@ extension CoreRequest {
     public var isSignIn: Bool {
         switch body {
         case .beginLogin, .authenticate: true
-        case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .removeContent, .authorizePhotoUpload,
+        case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .removeContent, .deleteUser,
+             .finishAccountDeletion, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
              .presenceElsewhere, .nodeGone, .localTick:
             false

@@ -82,6 +82,13 @@ extension CoreRequestBody {
             return [("kind", .string("remove_publication")), ("channel", .string(channel)), ("offset", .integer(offset))]
         case .removeContent(.post(let id)):
             return [("kind", .string("remove_post")), ("post", .integer(id))]
+        case let .deleteUser(username):
+            return [("kind", .string("delete_user")), ("username", .string(username))]
+        case let .finishAccountDeletion(username, passwordMatched, address):
+            return [
+                ("kind", .string("finish_account_deletion")), ("username", .string(username)), ("password_matched", .bool(passwordMatched)),
+                ("address", .string(address)),
+            ]
         case let .authorizePhotoUpload(caller, tokenHash, size):
             return [("kind", .string("authorize_photo_upload")), ("caller", caller.persisted), ("token_hash", .hex(tokenHash)), ("size", .integer(size))]
         case let .recordPhoto(caller, tokenHash, hash, size):
@@ -156,6 +163,12 @@ extension CoreRequestBody {
         case "remove_post":
             guard let id = f["post"]?.uint64Value else { return nil }
             self = .removeContent(.post(id))
+        case "delete_user":
+            guard let username = string("username") else { return nil }
+            self = .deleteUser(username: username)
+        case "finish_account_deletion":
+            guard let username = string("username"), let matched = f["password_matched"]?.boolValue, let address = string("address") else { return nil }
+            self = .finishAccountDeletion(username: username, passwordMatched: matched, address: address)
         case "authorize_photo_upload":
             guard let caller = ref("caller"), let tokenHash = bytes("token_hash"), let size = int("size") else { return nil }
             self = .authorizePhotoUpload(caller: caller, tokenHash: tokenHash, size: size)

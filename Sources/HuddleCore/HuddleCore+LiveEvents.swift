@@ -11,11 +11,21 @@ extension HuddleCore {
     /// afterwards.
     struct PriorFacts {
         var pointExisted = false
+        /// `eraseUser`: the publications it turns into tombstones, the photos nobody else owns.
+        var erasedPublications: [(channel: String, offset: UInt64)] = []
+        var orphanedPhotos: [String] = []
     }
 
     func priorFacts(of command: CoreCommand) -> PriorFacts {
-        guard case let .putMemoryPoint(_, memory, point, _) = command else { return PriorFacts() }
-        return PriorFacts(pointExisted: durableState.memories[memory]?.point(point.id) != nil)
+        switch command {
+        case let .putMemoryPoint(_, memory, point, _):
+            return PriorFacts(pointExisted: durableState.memories[memory]?.point(point.id) != nil)
+        case let .eraseUser(user, _):
+            let facts = erasureFacts(of: user)
+            return PriorFacts(erasedPublications: facts.removed, orphanedPhotos: facts.orphanedPhotos)
+        default:
+            return PriorFacts()
+        }
     }
 
     /// Adds the events (and closes) owed to this node's live connections because `command`
@@ -87,6 +97,10 @@ extension HuddleCore {
         // Moderation and deletion.
         case let .removePublication(channel, offset, time):
             tellRemoval(of: offset, in: channel, at: time, into: &step)
+        case let .eraseUser(user, time):
+            close(connections.connections(of: user), reason: Self.accountDeletedReason, at: time, into: &step)
+            for (channel, offset) in prior.erasedPublications { tellRemoval(of: offset, in: channel, at: time, into: &step) }
+            if !prior.orphanedPhotos.isEmpty { step.outputs.append(.removePhotoFiles(prior.orphanedPhotos)) }
         }
     }
 

@@ -172,6 +172,8 @@ public final class HuddleCore {
         // Moderation and deletion.
         case let .removePublication(channel, offset, _):
             durableState.channels.remove(channel, at: offset)
+        case let .eraseUser(username, time):
+            eraseUser(username, at: time)
         }
         return stored
     }

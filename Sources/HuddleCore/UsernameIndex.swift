@@ -43,4 +43,9 @@ struct UsernameIndex: Sendable {
     private static func precedes(_ lhs: String, _ rhs: String) -> Bool {
         lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
     }
+
+    mutating func remove(_ username: Username) {
+        let index = firstIndex(notBefore: username)
+        if index < sorted.count, sorted[index] == username { sorted.remove(at: index) }
+    }
 }

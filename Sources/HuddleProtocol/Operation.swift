@@ -80,6 +80,10 @@ public enum Operation: Sendable, Equatable {
     /// At least one field given.
     case pointUpdate(memory: UInt64, point: UInt64, MemoryPointArguments)
     case pointDelete(memory: UInt64, point: UInt64)
+
+    // Moderation and deletion.
+    /// Deletes the caller's account; `password` proves it is theirs.
+    case accountDelete(password: String)
     /// Whether the op takes a `client_id` (`KeyedWrites`).
     public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
@@ -136,6 +140,8 @@ public enum Operation: Sendable, Equatable {
         case .pointAdd: return "point_add"
         case .pointUpdate: return "point_update"
         case .pointDelete: return "point_delete"
+        // Moderation and deletion.
+        case .accountDelete: return "account_delete"
         }
     }
 }

@@ -189,6 +189,9 @@ public enum RequestDecoder {
             return try pointUpdate(arguments)
         case "point_delete":
             return .pointDelete(memory: try memoryIdentifier(arguments, "memory"), point: try memoryIdentifier(arguments, "point"))
+        // Moderation and deletion.
+        case "account_delete":
+            return .accountDelete(password: try arguments.string("password"))
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"

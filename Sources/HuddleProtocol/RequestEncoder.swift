@@ -95,6 +95,9 @@ public enum RequestEncoder {
             return [("memory", .integer(memory)), ("point", .integer(point))] + self.point(fields)
         case let .pointDelete(memory, point):
             return [("memory", .integer(memory)), ("point", .integer(point))]
+        // Moderation and deletion.
+        case let .accountDelete(password):
+            return [("password", .string(password))]
         }
     }
 

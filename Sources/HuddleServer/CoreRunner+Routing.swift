@@ -71,6 +71,11 @@ extension CoreRunner {
         case .photoAccess(let caller, let access):
             if case .refused(let error) = access { metrics.countError(error.code.rawValue) }
             answerPhoto(caller, .decided(access))
+        // Moderation and deletion.
+        case .verifyAccountDeletion(let ref, let requestID, let username, let credentials, let password, let address):
+            verifyAccountDeletion(ref, requestID, username, credentials, password, address)
+        case .removePhotoFiles(let hashes):
+            removePhotoFiles(hashes)
         }
         return 0
     }

@@ -3,6 +3,7 @@ import HuddleCore
 import HuddleIO
 import HuddleProtocol
 import HuddleRedis
+import HuddleStore
 import HuddleWebSocket
 import Logging
 import Synchronization
@@ -34,6 +35,9 @@ final class CoreRunner: @unchecked Sendable {
     /// Cluster mode's login limit shared by the nodes; nil in single-node mode (nothing asked).
     /// Set before the thread starts.
     var sharedLoginThrottle: SharedLoginThrottle?
+    /// Where `removePhotoFiles` outputs are carried out, off the core thread. Set before the
+    /// thread starts.
+    var photoRemoval: (store: PhotoStore, workers: WorkerThreads)?
     /// Cluster mode's global presence: this node's users online, told to the others, and
     /// theirs submitted here. Set before the thread starts.
     var presenceRegistry: RedisPresenceRegistry?

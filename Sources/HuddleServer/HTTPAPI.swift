@@ -63,6 +63,10 @@ final class HTTPAPI {
             case .success(let content):
                 submit("api_remove", connection, .removeContent(content))
             }
+        case ("DELETE", let path) where path.hasPrefix(Self.usersPrefix) && path.utf8.count > Self.usersPrefix.utf8.count:
+            submit("api_delete_user", connection, .deleteUser(username: String(path.dropFirst(Self.usersPrefix.count))))
+        case (_, let path) where path.hasPrefix(Self.usersPrefix):
+            connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use DELETE"))
         case (_, "/api/v1/publish"), (_, "/api/v1/disconnect"), (_, "/api/v1/remove"):
             connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))
         case (_, "/api/v1/history"):
@@ -71,6 +75,9 @@ final class HTTPAPI {
             connection.respondJSON(status: 404, body: Self.error("not_found", "no such API: \(head.path)"))
         }
     }
+
+    /// `DELETE /api/v1/users/NAME` deletes the account NAME.
+    private static let usersPrefix = "/api/v1/users/"
 
     private func submit(_ op: String, _ connection: Connection, _ body: CoreRequestBody) {
         let serial = endpoint.register(connection)

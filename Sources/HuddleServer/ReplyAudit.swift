@@ -14,7 +14,7 @@ struct ReplyAudit {
     mutating func expect(_ request: CoreRequest) {
         #if DEBUG
         let route = request.replyRoute
-        guard route != .none, !request.continuesASignIn else { return }
+        guard route != .none, !request.continuesAnEarlierRequest else { return }
         waiting[route, default: 0] += 1
         #endif
     }
@@ -50,10 +50,11 @@ struct ReplyAudit {
     mutating func checkAnswered(_ request: CoreRequest, _ step: CoreStep, connectionKnown: Bool) -> Bool {
         #if DEBUG
         let route = request.replyRoute
-        guard route != .none, !request.continuesASignIn, let count = waiting[route] else { return true }
+        guard route != .none, !request.continuesAnEarlierRequest, let count = waiting[route] else { return true }
         let deferred = step.outputs.contains { output in
             if case .hashNewPassword = output { return true }
             if case .verifyPassword = output { return true }
+            if case .verifyAccountDeletion = output { return true }
             return false
         }
         if deferred { return true }
@@ -73,10 +74,20 @@ extension CoreRequest {
     var continuesASignIn: Bool {
         switch body {
         case .signUp, .finishLogin: true
-        case .operation, .beginSignUp, .beginLogin, .authenticate, .serverPublish, .disconnectUser, .removeContent, .authorizePhotoUpload,
+        case .operation, .beginSignUp, .beginLogin, .authenticate, .serverPublish, .disconnectUser, .removeContent, .deleteUser,
+             .finishAccountDeletion, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
              .presenceElsewhere, .nodeGone, .localTick:
             false
         }
+    }
+}
+
+extension CoreRequest {
+    /// The second half of a request answered in its first half's place: a sign-in's, or the
+    /// password check of `account_delete`.
+    var continuesAnEarlierRequest: Bool {
+        if case .finishAccountDeletion = body { return true }
+        return continuesASignIn
     }
 }

@@ -58,6 +58,12 @@ import Testing
         .photoAccess(caller: bob, .stored(hash: "ab12", size: 1_048_576, newlyOwned: true)),
         .photoAccess(caller: bob, .readAllowed(hash: "ab12", size: 10)),
         .photoAccess(caller: bob, .refused(CoreError(.invalidToken, "unknown token"))),
+        // Moderation and deletion.
+        .deliver(Publication(channel: "room:lobby", epoch: "e1", offset: 4, type: "", from: nil, data: "", time: 8, removed: true), to: [bob]),
+        .verifyAccountDeletion(
+            alice, requestID: "5", username: "alice", credentials: Credentials(salt: [0, 255], hash: [1, 2, 3], iterations: 600_000), password: "pw",
+            address: "192.0.2.1"),
+        .removePhotoFiles([String(repeating: "ab", count: 32)]),
     ]
 
     /// Every case of `CoreOutput`, by name. The switch below has no `default:`, so a new case
@@ -65,6 +71,7 @@ import Testing
     enum Case: CaseIterable {
         case reply, deliver, typing, presenceChanged, localPresence, verifyPassword, hashNewPassword, closeConnections, sessionAccepted, authFailed, feedEvent
         case pushNotification, memoryChanged, photoAccess
+        case verifyAccountDeletion, removePhotoFiles
 
         init(_ output: CoreOutput) {
             switch output {
@@ -82,6 +89,8 @@ import Testing
             case .pushNotification: self = .pushNotification
             case .memoryChanged: self = .memoryChanged
             case .photoAccess: self = .photoAccess
+            case .verifyAccountDeletion: self = .verifyAccountDeletion
+            case .removePhotoFiles: self = .removePhotoFiles
             }
         }
     }

@@ -79,6 +79,10 @@ extension CoreRequest {
         CoreRequest(requestID: requestID, .removeContent(content))
     }
 
+    static func deleteUser(requestID: String, username: String) -> CoreRequest {
+        CoreRequest(requestID: requestID, .deleteUser(username: username))
+    }
+
     // Friends.
 
     static func searchUsers(_ ref: ConnectionRef, requestID: String, prefix: String, limit: Int) -> CoreRequest {

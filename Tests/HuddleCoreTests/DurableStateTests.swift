@@ -130,6 +130,11 @@ import Testing
                 // The operator removes the chat room's newest message: a tombstone.
                 let chat = harness.core.durableState.channels["chat:alice~bob"]!
                 step(.removeContent(requestID: "rm", .publication(channel: "chat:alice~bob", offset: chat.lastOffset)))
+                // eve joins, writes, likes, and the operator deletes her account.
+                let eve = harness.signUp("eve").connection
+                step(.publish(eve, requestID: "ep", channel: "room:lobby", type: "message", data: "\"eve\"", clientID: nil))
+                step(.likePost(eve, requestID: "el", post: 1, liked: true))
+                step(.deleteUser(requestID: "ed", username: "eve"))
                 // A keyed comment, retried: kept once, the retry changes nothing.
                 for _ in 0..<2 {
                     step(.keyed(connections["alice"]!, requestID: "kc", op: "comment", clientID: "c-1",
@@ -180,6 +185,7 @@ import Testing
             case .forgetKeptResults: kinds.insert("forgetKeptResults")
             // Moderation and deletion.
             case .removePublication: kinds.insert("removePublication")
+            case .eraseUser: kinds.insert("eraseUser")
             }
         }
         let state = harness.core.durableState
@@ -192,7 +198,7 @@ import Testing
             // Keyed writes.
             "keepResult", "forgetKeptResults",
             // Moderation and deletion.
-            "removePublication",
+            "removePublication", "eraseUser",
         ])
         #expect(state.keptResults.count(of: "alice") == 0)
         #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 2 && state.feed[1]?.likers.isEmpty == true)
