@@ -34,3 +34,13 @@ extension CoreRunner {
         }
     }
 }
+
+extension CoreCommand {
+    /// A deletion whose content must leave the disk soon: the runner then snapshots twice.
+    var erasesContent: Bool {
+        switch self {
+        case .eraseUser, .removePublication: true
+        default: false
+        }
+    }
+}

@@ -68,6 +68,11 @@ final class CoreRunner: @unchecked Sendable {
     var replyAudit = ReplyAudit()
     private var lastProbe: Int64 = 0
     private var snapshotRequested = false
+    /// A deletion (an account erased, content removed) was logged: the next tick snapshots and
+    /// drops every older snapshot and log segment, so nothing on disk holds what was deleted
+    /// (protocol.md, "Deletion and retention"), instead of waiting for the snapshot interval.
+    private var erasureSnapshotOwed = false
+    private var snapshotForgetsTheFallback = false
     var budgets: UsageBudgets
     /// Where a turn's commands are logged: the persistence, or in the rollback test a log that
     /// refuses them.
@@ -250,6 +255,11 @@ final class CoreRunner: @unchecked Sendable {
         if writesRefused == nil, persistence.snapshotDue(now: now) {
             snapshotRequested = true
         }
+        if writesRefused == nil, erasureSnapshotOwed, !persistence.snapshotInProgress {
+            erasureSnapshotOwed = false
+            snapshotRequested = true
+            snapshotForgetsTheFallback = true
+        }
     }
 
     /// End of the core's turn: log every command of the turn in one batch (group commit),
@@ -266,7 +276,8 @@ final class CoreRunner: @unchecked Sendable {
             // has not got yet, and a restart would replay them a second time.
             if snapshotRequested, writesRefused == nil {
                 snapshotRequested = false
-                persistence?.beginSnapshot(of: core.durableState, coreLoop: loop) {}
+                persistence?.beginSnapshot(of: core.durableState, coreLoop: loop, forgettingTheFallback: snapshotForgetsTheFallback) {}
+                snapshotForgetsTheFallback = false
             }
         }
         routeTurn()
@@ -282,6 +293,7 @@ final class CoreRunner: @unchecked Sendable {
         if !commands.isEmpty {
             do {
                 try appendToLog(commands)
+                if commands.contains(where: \.erasesContent) { erasureSnapshotOwed = true }
             } catch {
                 logged = false
                 refuseWrites(because: "\(error)")

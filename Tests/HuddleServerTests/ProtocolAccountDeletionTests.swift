@@ -114,6 +114,8 @@ import Testing
         #expect(try unauthenticated.errorCode("account_delete", ["password": ProtocolClient.password]) == "not_authenticated")
         #expect((try world.alice.ok("whoami")["user"] as? JSONObject)?["username"] as? String == "alice")
 
+        func snapshotsWritten() -> Int { server.logText.components(separatedBy: "snapshot written").count - 1 }
+        let snapshotsBefore = snapshotsWritten()
         try world.alice.ok("account_delete", ["password": ProtocolClient.password])
         #expect(try world.alice.closeCode()?.rawValue == 4001)
         // bob hears of it: the friendship ended in his inbox, her room message removed.
@@ -123,6 +125,19 @@ import Testing
         let removal = try #require(events.first { $0["event"] as? String == "publication_removed" })
         #expect(removal["channel"] as? String == "room:lobby" && JSON.int(removal["offset"]) == 2, "\(removal)")
         try expectAliceIsGone(world, port: server.port, data: data)
+        // A snapshot follows a deletion at once, and drops the older one and the log before it:
+        // no log segment holds what she wrote any more.
+        let deadline = Date().addingTimeInterval(30)
+        while snapshotsWritten() < snapshotsBefore + 1 {
+            guard Date() < deadline else { throw TestFailure("no two snapshots after the deletion:\n\(server.logText)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let files = try FileManager.default.contentsOfDirectory(at: data, includingPropertiesForKeys: nil)
+        #expect(files.filter { $0.pathExtension == "snap" }.count == 1, "the older snapshot, which held her, is gone: \(files)")
+        for segment in files where segment.pathExtension == "log" {
+            let bytes = try Data(contentsOf: segment)
+            #expect(bytes.range(of: Data("alice in the room".utf8)) == nil, "\(segment.lastPathComponent) still holds her message")
+        }
 
         if restart == "graceful" {
             #expect(try await server.stop() == 0)
