@@ -206,6 +206,17 @@ import Testing
         nodes.step(.logout(alicePhone, requestID: "o", all: false))
         nodes.step(.logout(carol, requestID: "o", all: true))
 
+        // Moderation and deletion: the operator removes a chat message (a tombstone told to its
+        // subscribers), then deletes dave, bob's friend with a message in the room.
+        nodes.step(.removeContent(requestID: "rm", .publication(channel: "chat:alice~bob", offset: 1)))
+        let (dave, _) = nodes.signUp("dave")
+        nodes.onBoth(dave) { .subscribe($0, requestID: "s", channel: "room:lobby", since: nil) }
+        nodes.step(.sendFriendRequest(dave, requestID: "f", user: "bob", message: ""))
+        nodes.step(.answerFriendRequest(bob, requestID: "f", user: "dave", accept: true))
+        nodes.step(.publish(dave, requestID: "p", channel: "room:lobby", type: "message", data: "{}"))
+        let deletion = nodes.step(.deleteUser(requestID: "du", username: "dave"))
+        #expect(deletion.commands.contains { if case .eraseUser("dave", _) = $0 { true } else { false } })
+
         // A short session whose device went away, then time: expiries, purges, trims, grace.
         let (bobTablet, _) = nodes.logIn("bob", lifetime: 60_000)
         nodes.close(bobTablet)
