@@ -18,15 +18,28 @@ extension CoreRunner {
         }
     }
 
+    /// Counts a logged turn's deletions on /metrics (`DeletionMetrics`).
+    func countDeletions(in commands: [CoreCommand]) {
+        for command in commands {
+            switch command {
+            case .eraseUser: metrics.deletions.accountsDeleted.add(1, ordering: .relaxed)
+            case .removePublication: metrics.deletions.publicationsRemoved.add(1, ordering: .relaxed)
+            default: break
+            }
+        }
+    }
+
     /// Unlinks the files on a photo worker; a failure is logged and left for the next start's
     /// sweep of unowned photos.
     func removePhotoFiles(_ hashes: [String]) {
         guard let (store, workers) = photoRemoval else { return }
         let logger = logger
+        let deletions = metrics.deletions
         workers.run {
             for hash in hashes {
                 do {
                     try store.remove(hash: hash)
+                    deletions.photosRemoved.add(1, ordering: .relaxed)
                 } catch {
                     logger.warning("could not remove an unowned photo; the next start removes it", metadata: ["hash": "\(hash)", "error": "\(error)"])
                 }

@@ -293,7 +293,10 @@ final class CoreRunner: @unchecked Sendable {
         if !commands.isEmpty {
             do {
                 try appendToLog(commands)
-                if commands.contains(where: \.erasesContent) { erasureSnapshotOwed = true }
+                if commands.contains(where: \.erasesContent) {
+                    erasureSnapshotOwed = true
+                    countDeletions(in: commands)
+                }
             } catch {
                 logged = false
                 refuseWrites(because: "\(error)")

@@ -65,6 +65,7 @@ final class ServerMetrics: Sendable {
     let photoUploads: PhotoUploads
     let passwordHashes = PasswordHashMetrics()
     let clusterSnapshots = ClusterSnapshotMetrics()
+    let deletions = DeletionMetrics()
     /// Bytes of requests held (decompressed) behind sign-ins still being decided, all
     /// connections together: a gauge, and the server-wide bound's running total.
     let heldBehindSignIn = Atomic<Int>(0)
@@ -184,6 +185,7 @@ final class ServerMetrics: Sendable {
         text += photoUploads.prometheusText()
         text += passwordHashes.prometheusText()
         text += clusterSnapshots.prometheusText()
+        text += deletions.prometheusText()
         text += cluster?.prometheusText() ?? ""
         text += "# HELP huddle_signin_held_bytes Bytes of requests waiting behind sign-ins still being decided.\n"
         text += "# TYPE huddle_signin_held_bytes gauge\n"

@@ -55,6 +55,15 @@ import Testing
             sharedPhoto: PhotoRequest.hash(shared), bobPost: bobPost)
     }
 
+    /// Polls `condition` until it holds (work the server finishes off its core thread).
+    private func waitUntil(_ what: String, timeout: Double = 20, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !condition() {
+            guard Date() < deadline else { throw TestFailure("\(what): not within \(timeout) s") }
+            usleep(20_000)
+        }
+    }
+
     private func photoFile(_ hash: String, in data: URL) -> String {
         data.appendingPathComponent("photos").appendingPathComponent(String(hash.prefix(2))).appendingPathComponent(hash).path
     }
@@ -85,8 +94,9 @@ import Testing
         #expect((try bob.ok("comments", ["post": world.bobPost])["comments"] as? [JSONObject])?.isEmpty == true)
         // No match with her any more.
         #expect(!JSON.text(try bob.ok("matches")).contains("alice"))
-        // The photo only she owned is gone from disk; the shared one stays bob's.
-        #expect(!FileManager.default.fileExists(atPath: photoFile(world.alonePhoto, in: data)))
+        // The photo only she owned is gone from disk (removed on a photo worker right after the
+        // deletion was logged); the shared one stays bob's.
+        try waitUntil("her photo's file is removed") { !FileManager.default.fileExists(atPath: photoFile(world.alonePhoto, in: data)) }
         #expect(try PhotoRequest.download(world.alonePhoto, token: world.aliceToken, port: port).status == 401)
         #expect(try PhotoRequest.download(world.sharedPhoto, token: world.bobToken, port: port).status == 200)
         // The name is quarantined; her email is free.
@@ -162,6 +172,10 @@ import Testing
         #expect(deleted.status == 200, "\(deleted.body)")
         #expect(try world.alice.closeCode()?.rawValue == 4001)
         try expectAliceIsGone(world, port: server.port, data: data)
+        try waitUntil("the metrics count the deletion and the photo") {
+            let metrics = try HTTPExchange(port: server.port, "GET", "/metrics").body
+            return metrics.contains("huddle_accounts_deleted_total 1\n") && metrics.contains("huddle_photos_removed_total 1\n")
+        }
         let again = try HTTPExchange(port: server.port, "DELETE", "/api/v1/users/alice", key: Self.key)
         #expect(again.status == 404 && again.errorCode == "user_not_found")
         try await server.kill9()

@@ -67,6 +67,7 @@ import Testing
         let again = try remove(#"{"channel": "chat:alice~bob", "offset": 2}"#, port: server.port)
         #expect(again.status == 404 && again.errorCode == "publication_not_found", "removed already: \(again.body)")
         try expectTombstoneAtTwo(history(alice))
+        #expect(try HTTPExchange(port: server.port, "GET", "/metrics").body.contains("huddle_publications_removed_total 1\n"))
         // A removed message is nothing to read.
         #expect(JSON.int(try bob.ok("unread")["total"]) == 2)
 
