@@ -51,6 +51,12 @@ public struct Accounts: Sendable, Equatable {
         }
         if !user.email.isEmpty { usernamesByEmail[user.email] = user.username }
     }
+
+    /// Account deletion: the user's record goes, and their email is free at once.
+    mutating func erase(_ user: Username) {
+        guard let record = byUsername.removeValue(forKey: user) else { return }
+        if usernamesByEmail[record.email] == user { usernamesByEmail[record.email] = nil }
+    }
 }
 
 /// Users sorted by name.

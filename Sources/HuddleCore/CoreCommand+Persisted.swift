@@ -134,6 +134,10 @@ extension CoreCommand: PersistedValue {
             .variant("fileReport", [("report", report.persisted)])
         case .resolveReport(let id, let action, let note, let time):
             .variant("resolveReport", [("id", id.persisted), ("action", action.persisted), ("note", note.persisted), ("time", time.persisted)])
+        case .removePublication(let channel, let offset, let time):
+            .variant("removePublication", [("channel", channel.persisted), ("offset", offset.persisted), ("time", time.persisted)])
+        case .eraseUser(let username, let time):
+            .variant("eraseUser", [("username", username.persisted), ("time", time.persisted)])
         }
     }
 
@@ -258,6 +262,10 @@ extension CoreCommand: PersistedValue {
             self = .fileReport(try f("report"))
         case "resolveReport":
             self = .resolveReport(id: try f("id"), action: try f("action"), note: try f("note"), time: try f("time"))
+        case "removePublication":
+            self = .removePublication(channel: try f("channel"), offset: try f("offset"), time: try f("time"))
+        case "eraseUser":
+            self = .eraseUser(username: try f("username"), time: try f("time"))
         default:
             throw variant.unknown()
         }

@@ -137,4 +137,11 @@ public enum CoreCommand: Sendable, Equatable {
     /// `Reports.lastID`).
     case fileReport(ModerationReport)
     case resolveReport(id: UInt64, action: String, note: String, time: Int64)
+    // Moderation and deletion.
+    /// The publication at `offset` becomes a tombstone (`Channel.remove(at:)`): removed by the
+    /// operator, or as one its deleted publisher wrote.
+    case removePublication(channel: String, offset: UInt64, time: Int64)
+    /// The account is deleted: every state component erases the user (`HuddleCore.eraseUser`),
+    /// and the username is quarantined. Logged after the `removeFriend`s that told the friends.
+    case eraseUser(username: Username, time: Int64)
 }

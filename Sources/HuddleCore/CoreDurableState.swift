@@ -38,6 +38,8 @@ public struct CoreDurableState: Sendable, Equatable {
     // Moderation.
     public internal(set) var suspensions = Suspensions()
     public internal(set) var reports = Reports()
+    // Moderation and deletion.
+    public internal(set) var quarantinedUsernames = UsernameQuarantine()
 
     public init() {}
 }
@@ -75,6 +77,9 @@ extension CoreDurableState: PersistedValue {
             ("blocks", blocks.blockCount == 0 ? nil : blocks.persisted),
             ("suspensions", suspensions.count == 0 ? nil : suspensions.persisted),
             ("reports", reports.lastID == 0 ? nil : reports.persisted),
+            // Moderation and deletion: written only once a name is held, so a state without
+            // deletions encodes as before.
+            ("quarantinedUsernames", quarantinedUsernames.count == 0 ? nil : quarantinedUsernames.persisted),
         ])
     }
 
@@ -108,5 +113,7 @@ extension CoreDurableState: PersistedValue {
         // Moderation.
         suspensions = try f.optional("suspensions") ?? Suspensions()
         reports = try f.optional("reports") ?? Reports()
+        // Moderation and deletion.
+        quarantinedUsernames = try f.optional("quarantinedUsernames") ?? UsernameQuarantine()
     }
 }

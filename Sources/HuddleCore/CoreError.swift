@@ -103,4 +103,6 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case tooManyReports = "too_many_reports"
     case reportsLimited = "reports_limited"
     case contentNotFound = "content_not_found"
+    // Moderation and deletion.
+    case publicationNotFound = "publication_not_found"
 }

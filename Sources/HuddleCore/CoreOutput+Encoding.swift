@@ -80,6 +80,13 @@ extension CoreOutput: PersistedValue {
             ])
         case .reportFiled(let report):
             .variant("reportFiled", [("_0", report.persisted)])
+        case .verifyAccountDeletion(let connection, let requestID, let username, let credentials, let password, let address):
+            .variant("verifyAccountDeletion", [
+                ("connection", connection.persisted), ("requestID", requestID.persisted), ("username", username.persisted),
+                ("credentials", credentials.persisted), ("password", password.persisted), ("address", address.persisted),
+            ])
+        case .removePhotoFiles(let hashes):
+            .variant("removePhotoFiles", [("_0", hashes.persisted)])
         }
     }
 
@@ -128,6 +135,11 @@ extension CoreOutput: PersistedValue {
                 try f("connection"), requestID: try f("requestID"), username: try f("username"), codeHash: try f("codeHash"),
                 newPassword: try f("newPassword"), address: try f("address"))
         case "reportFiled": self = .reportFiled(try f("_0"))
+        case "verifyAccountDeletion":
+            self = .verifyAccountDeletion(
+                try f("connection"), requestID: try f("requestID"), username: try f("username"), credentials: try f("credentials"),
+                password: try f("password"), address: try f("address"))
+        case "removePhotoFiles": self = .removePhotoFiles(try f("_0"))
         default: throw variant.unknown()
         }
     }

@@ -69,4 +69,12 @@ public enum CoreOutput: Sendable, Equatable {
     /// makes none); the report itself is durable, so a hand-off lost in a restart is still in
     /// the operator's list.
     case reportFiled(ModerationReport)
+    // Moderation and deletion.
+    /// `account_delete`: check the password off the core thread (in the login lane), then send
+    /// `CoreRequest.finishAccountDeletion` with the same connection, request ID and address.
+    case verifyAccountDeletion(ConnectionRef, requestID: String, username: Username, credentials: Credentials, password: String, address: String)
+    /// The photos with these hashes have no owner left (an account was deleted): remove their
+    /// files, off the core thread. Never logged: a replay makes none (a file left by a crash
+    /// before its removal is found by the start-up sweep of unowned photos).
+    case removePhotoFiles([String])
 }

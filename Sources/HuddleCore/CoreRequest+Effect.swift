@@ -53,6 +53,7 @@ extension Operation {
         case .profile, .sessions:
             .read
         case .profileSet, .sessionRevoke, .passwordChange, .passwordResetRequest, .passwordReset:
+            .write
         // Blocking.
         case .block, .unblock:
             .write
@@ -60,6 +61,9 @@ extension Operation {
             .read
         // Reports.
         case .report:
+            .write
+        // Moderation and deletion.
+        case .accountDelete:
             .write
         }
     }
@@ -70,8 +74,11 @@ extension CoreRequestBody {
         switch self {
         case .operation(let operation):
             operation.effect
-        case .beginSignUp, .beginLogin, .serverPublish:
+        case .beginSignUp, .beginLogin, .serverPublish, .removeContent, .deleteUser:
             .write
+        // Ends a password hash the core counts, like a login's second half.
+        case .finishAccountDeletion:
+            .read
         // The second halves are not refused: they end password hashes the core counts.
         case .signUp, .finishLogin, .authenticate, .disconnectUser:
             .read
@@ -118,7 +125,8 @@ extension CoreRequest {
     public var replyRoute: ReplyRoute {
         switch body {
         case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser, .identityVerified,
-             .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset, .moderation:
+             .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset, .moderation, .removeContent,
+             .deleteUser, .finishAccountDeletion:
             switch (connection, requestID) {
             case (let ref?, let id?): .connection(ref, requestID: id)
             case (nil, let id?): .api(requestID: id)
@@ -143,7 +151,7 @@ extension CoreRequest {
             return (connection, requestID)
         case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
              .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick,
-             .finishPasswordChange, .finishPasswordReset, .moderation:
+             .finishPasswordChange, .finishPasswordReset, .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
             return nil
         }
     }
@@ -156,7 +164,7 @@ extension CoreRequest {
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
              .presenceElsewhere, .nodeGone, .localTick, .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset,
-             .moderation:
+             .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
             false
         }
     }

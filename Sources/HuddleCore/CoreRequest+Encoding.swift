@@ -80,6 +80,17 @@ extension CoreRequestBody {
             return [("kind", .string("disconnect_user")), ("username", .string(username))]
         case let .moderation(request):
             return [("kind", .string("moderation")), ("request", .object(request.fields))]
+        case .removeContent(.publication(let channel, let offset)):
+            return [("kind", .string("remove_publication")), ("channel", .string(channel)), ("offset", .integer(offset))]
+        case .removeContent(.post(let id)):
+            return [("kind", .string("remove_post")), ("post", .integer(id))]
+        case let .deleteUser(username):
+            return [("kind", .string("delete_user")), ("username", .string(username))]
+        case let .finishAccountDeletion(username, passwordMatched, address):
+            return [
+                ("kind", .string("finish_account_deletion")), ("username", .string(username)), ("password_matched", .bool(passwordMatched)),
+                ("address", .string(address)),
+            ]
         case let .authorizePhotoUpload(caller, tokenHash, size):
             return [("kind", .string("authorize_photo_upload")), ("caller", caller.persisted), ("token_hash", .hex(tokenHash)), ("size", .integer(size))]
         case let .recordPhoto(caller, tokenHash, hash, size):
@@ -182,6 +193,18 @@ extension CoreRequestBody {
         case "moderation":
             guard let fields = f["request"], let request = ModerationRequest(fields: fields) else { return nil }
             self = .moderation(request)
+        case "remove_publication":
+            guard let channel = string("channel"), let offset = f["offset"]?.uint64Value else { return nil }
+            self = .removeContent(.publication(channel: channel, offset: offset))
+        case "remove_post":
+            guard let id = f["post"]?.uint64Value else { return nil }
+            self = .removeContent(.post(id))
+        case "delete_user":
+            guard let username = string("username") else { return nil }
+            self = .deleteUser(username: username)
+        case "finish_account_deletion":
+            guard let username = string("username"), let matched = f["password_matched"]?.boolValue, let address = string("address") else { return nil }
+            self = .finishAccountDeletion(username: username, passwordMatched: matched, address: address)
         case "authorize_photo_upload":
             guard let caller = ref("caller"), let tokenHash = bytes("token_hash"), let size = int("size") else { return nil }
             self = .authorizePhotoUpload(caller: caller, tokenHash: tokenHash, size: size)

@@ -73,6 +73,12 @@ public enum CoreRequestBody: Sendable, Equatable {
     case disconnectUser(username: String)
     /// The operator's moderation calls (suspensions, reports).
     case moderation(ModerationRequest)
+    /// The operator removes a publication (a tombstone at its offset) or a post.
+    case removeContent(RemovedContent)
+    /// The operator deletes an account (`DELETE /api/v1/users/NAME`).
+    case deleteUser(username: String)
+    /// The server's answer to `CoreOutput.verifyAccountDeletion`.
+    case finishAccountDeletion(username: Username, passwordMatched: Bool, address: String)
 
     // Photos over HTTP. `caller` is where the answer goes (`CoreOutput.photoAccess`): an HTTP
     // request the server registered, not a connection the core knows; the session token

@@ -105,6 +105,17 @@ public struct Feed: Sendable, Equatable {
         }
         return low - ids.startIndex
     }
+
+    /// Account deletion: the user's posts (with their likes and comments), and their likes and
+    /// comments on everyone else's posts. O(posts): a scan, as deletions are rare.
+    mutating func erase(_ user: Username) {
+        for id in idsByAuthor[user] ?? [] { remove(post: id, author: user) }
+        for id in Array(postsByID.keys) {
+            let post = postsByID[id]!
+            guard post.likers.contains(user) || post.comments.contains(where: { $0.author == user }) else { continue }
+            postsByID[id]!.eraseContributions(of: user)
+        }
+    }
 }
 
 /// The post counter and the posts by id.

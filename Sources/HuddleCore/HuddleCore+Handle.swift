@@ -20,7 +20,7 @@ extension HuddleCore {
             }
         case let .beginSignUp(username, email, password, address):
             guard let connection, let requestID else { break }
-            beginSignUp(connection, requestID: requestID, username: username, email: email, password: password, address: address, into: &step)
+            beginSignUp(connection, requestID: requestID, username: username, email: email, password: password, address: address, at: time, into: &step)
         case let .signUp(username, email, passwordLength, passwordEqualsUsername, address, credentials, session):
             passwordHashes.end(.signUp, from: address)
             guard let connection, let requestID else { break }
@@ -50,6 +50,15 @@ extension HuddleCore {
         case let .moderation(moderation):
             guard let requestID else { break }
             moderate(moderation, requestID: requestID, at: time, into: &step)
+        case let .removeContent(content):
+            guard let requestID else { break }
+            removeContent(requestID: requestID, content, at: time, into: &step)
+        case let .deleteUser(username):
+            guard let requestID else { break }
+            deleteUser(requestID: requestID, username: username, at: time, into: &step)
+        case let .finishAccountDeletion(username, passwordMatched, address):
+            guard let connection, let requestID else { break }
+            finishAccountDeletion(connection, requestID: requestID, username: username, passwordMatched: passwordMatched, address: address, at: time, into: &step)
         case let .authorizePhotoUpload(caller, tokenHash, size):
             authorizePhotoUpload(caller, tokenHash: tokenHash, size: size, at: time, into: &step)
         case let .recordPhoto(caller, tokenHash, hash, size):
@@ -237,6 +246,9 @@ extension HuddleCore {
         // Reports.
         case let .report(target, reason, text):
             fileReport(connection, requestID: requestID, target: target, reason: reason, text: text, at: time, into: &step)
+        // Moderation and deletion.
+        case let .accountDelete(password):
+            beginAccountDeletion(connection, requestID: requestID, proof: .password(password), at: time, into: &step)
         }
     }
 }

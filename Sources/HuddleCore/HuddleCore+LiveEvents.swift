@@ -11,11 +11,21 @@ extension HuddleCore {
     /// afterwards.
     struct PriorFacts {
         var pointExisted = false
+        /// `eraseUser`: the publications it turns into tombstones, the photos nobody else owns.
+        var erasedPublications: [(channel: String, offset: UInt64)] = []
+        var orphanedPhotos: [String] = []
     }
 
     func priorFacts(of command: CoreCommand) -> PriorFacts {
-        guard case let .putMemoryPoint(_, memory, point, _) = command else { return PriorFacts() }
-        return PriorFacts(pointExisted: durableState.memories[memory]?.point(point.id) != nil)
+        switch command {
+        case let .putMemoryPoint(_, memory, point, _):
+            return PriorFacts(pointExisted: durableState.memories[memory]?.point(point.id) != nil)
+        case let .eraseUser(user, _):
+            let facts = erasureFacts(of: user)
+            return PriorFacts(erasedPublications: facts.removed, orphanedPhotos: facts.orphanedPhotos)
+        default:
+            return PriorFacts()
+        }
     }
 
     /// Adds the events (and closes) owed to this node's live connections because `command`
@@ -95,7 +105,7 @@ extension HuddleCore {
             break
         // Passwords: the revocations they cause are commands of their own.
         case .setCredentials, .issuePasswordReset, .failPasswordReset, .resetPassword:
-
+            break
         // Blocking: what the block undid was told by the commands logged before it.
         case .block, .unblock:
             break
@@ -105,6 +115,14 @@ extension HuddleCore {
             closeSuspended(user, at: time, into: &step)
         case .unsuspend, .fileReport, .resolveReport:
             break
+
+        // Moderation and deletion.
+        case let .removePublication(channel, offset, time):
+            tellRemoval(of: offset, in: channel, at: time, into: &step)
+        case let .eraseUser(user, time):
+            close(connections.connections(of: user), reason: Self.accountDeletedReason, at: time, into: &step)
+            for (channel, offset) in prior.erasedPublications { tellRemoval(of: offset, in: channel, at: time, into: &step) }
+            if !prior.orphanedPhotos.isEmpty { step.outputs.append(.removePhotoFiles(prior.orphanedPhotos)) }
         }
     }
 

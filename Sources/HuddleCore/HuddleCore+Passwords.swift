@@ -21,6 +21,10 @@ extension HuddleCore {
         guard let identity = signedInIdentity(connection, requestID, into: &step),
               let address = connections[connection]?.address, let user = durableState.accounts[identity.username]
         else { return }
+        // An account made by an identity has no password to change (a reset can give it one).
+        guard let credentials = user.credentials else {
+            return fail(connection, requestID, CoreError(.invalidCredentials, "this account has no password"), into: &step)
+        }
         if let error = Self.weakPasswordRefusal(newPassword, of: user.username) {
             return fail(connection, requestID, error, into: &step)
         }
@@ -34,7 +38,7 @@ extension HuddleCore {
         passwordHashes.begin(.login, from: address)
         loginThrottle.beginVerification(account: user.username, address: address, at: time)
         step.outputs.append(.changePassword(
-            connection, requestID: requestID, username: user.username, credentials: user.credentials, oldPassword: oldPassword,
+            connection, requestID: requestID, username: user.username, credentials: credentials, oldPassword: oldPassword,
             newPassword: newPassword, revokeOthers: revokeOthers, address: address))
     }
 

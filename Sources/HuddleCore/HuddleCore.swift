@@ -222,6 +222,11 @@ public final class HuddleCore {
             durableState.reports.file(report)
         case let .resolveReport(id, action, note, time):
             durableState.reports.resolve(id, ReportResolution(action: action, note: note, time: time))
+        // Moderation and deletion.
+        case let .removePublication(channel, offset, _):
+            durableState.channels.remove(channel, at: offset)
+        case let .eraseUser(username, time):
+            eraseUser(username, at: time)
         }
         return stored
     }

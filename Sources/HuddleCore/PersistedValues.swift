@@ -76,24 +76,29 @@ extension Publication: PersistedValue {
     var persisted: JSONValue {
         .record([
             ("channel", channel.persisted), ("epoch", epoch.persisted), ("offset", offset.persisted), ("type", type.persisted), ("from", from?.persisted),
-            ("data", data.persisted), ("time", time.persisted), ("clientID", clientID?.persisted),
+            ("data", data.persisted), ("time", time.persisted), ("clientID", clientID?.persisted), ("removed", removed ? true.persisted : nil),
         ])
     }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "Publication")
         self.init(
             channel: try f("channel"), epoch: try f("epoch"), offset: try f("offset"), type: try f("type"), from: try f.optional("from"),
-            data: try f("data"), time: try f("time"), clientID: try f.optional("clientID"))
+            data: try f("data"), time: try f("time"), clientID: try f.optional("clientID"), removed: try f.optional("removed") ?? false)
     }
 }
 
 extension RetainedPublication: PersistedValue {
     var persisted: JSONValue {
-        .record([("type", type.persisted), ("from", from?.persisted), ("data", data.persisted), ("time", time.persisted), ("clientID", clientID?.persisted)])
+        .record([
+            ("type", type.persisted), ("from", from?.persisted), ("data", data.persisted), ("time", time.persisted), ("clientID", clientID?.persisted),
+            ("removed", removed ? true.persisted : nil),
+        ])
     }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "RetainedPublication")
-        self.init(type: try f("type"), from: try f.optional("from"), data: try f("data"), time: try f("time"), clientID: try f.optional("clientID"))
+        self.init(
+            type: try f("type"), from: try f.optional("from"), data: try f("data"), time: try f("time"), clientID: try f.optional("clientID"),
+            removed: try f.optional("removed") ?? false)
     }
 }
 

@@ -70,6 +70,11 @@ public struct Sessions: Sendable, Equatable {
     static func precedes(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         lhs.lexicographicallyPrecedes(rhs)
     }
+
+    /// Account deletion: every session of the user.
+    mutating func erase(_ user: Username) {
+        for tokenHash in tokenHashesByUser.removeValue(forKey: user) ?? [] { byTokenHash[tokenHash] = nil }
+    }
 }
 
 /// Sessions in token-hash order.

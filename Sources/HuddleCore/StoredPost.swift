@@ -60,6 +60,12 @@ public struct StoredPost: Sendable, Equatable {
         lastCommentID = max(lastCommentID, comment.id)
         if comments.count > Feed.maxCommentsPerPost { comments.removeFirst(comments.count - Feed.maxCommentsPerPost) }
     }
+
+    /// Account deletion: the user's like and comments go (the comment counter stays).
+    mutating func eraseContributions(of user: Username) {
+        likers.remove(user)
+        comments.removeAll { $0.author == user }
+    }
 }
 
 /// Likers sorted, so equal posts encode to equal bytes whatever the set's hash seed.

@@ -23,4 +23,8 @@ struct UsernameIndex: Sendable {
     ) -> [Username] {
         index.search(prefix: prefix, limit: limit, excluding: excluded, isHidden: isHidden)
     }
+
+    mutating func remove(_ username: Username) {
+        index.remove(username, of: username)
+    }
 }

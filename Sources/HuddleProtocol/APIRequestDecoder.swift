@@ -25,6 +25,20 @@ public enum APIRequestDecoder {
         }
     }
 
+    /// `POST /api/v1/remove`: `{"channel": …, "offset": …}` (a publication) or `{"post": …}`.
+    public static func removal(_ body: [UInt8], limits: ProtocolLimits) -> Result<RemovedContent, RequestError> {
+        Result { () throws(RequestError) -> RemovedContent in
+            let arguments = RequestArguments(members: try parseBody(body, limits: limits), id: nil)
+            if arguments.value("post") != nil {
+                guard arguments.value("channel") == nil, arguments.value("offset") == nil else {
+                    throw arguments.badRequest("give either post, or channel and offset")
+                }
+                return .post(try arguments.positiveInteger("post"))
+            }
+            return .publication(channel: try arguments.string("channel"), offset: try arguments.positiveInteger("offset"))
+        }
+    }
+
     /// Splits a query string (what follows `?`, e.g. `channel=room%3Alobby&limit=20`) into its
     /// name/value pairs in order, percent-decoding both and reading `+` as a space. A pair
     /// without `=` has an empty value; empty pairs (`a=1&&b=2`) are skipped. A `%` not followed

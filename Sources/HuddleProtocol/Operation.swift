@@ -110,6 +110,9 @@ public enum Operation: Sendable, Equatable {
     // Reports.
     /// `reason` one of `ReportVocabulary.reasons`; `text` at most `maxTextLength` characters.
     case report(target: ReportTarget, reason: String, text: String)
+    // Moderation and deletion.
+    /// Deletes the caller's account; `password` proves it is theirs.
+    case accountDelete(password: String)
     /// Whether the op takes a `client_id` (`KeyedWrites`).
     public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
@@ -186,6 +189,8 @@ public enum Operation: Sendable, Equatable {
         case .blocks: return "blocks"
         // Reports.
         case .report: return "report"
+        // Moderation and deletion.
+        case .accountDelete: return "account_delete"
         }
     }
 }

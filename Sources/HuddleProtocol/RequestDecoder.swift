@@ -230,6 +230,9 @@ public enum RequestDecoder {
         // Reports.
         case "report":
             return try report(arguments)
+        // Moderation and deletion.
+        case "account_delete":
+            return .accountDelete(password: try arguments.string("password"))
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"

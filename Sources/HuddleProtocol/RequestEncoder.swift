@@ -128,6 +128,9 @@ public enum RequestEncoder {
         // Reports.
         case let .report(target, reason, text):
             return [("kind", .string(target.kind))] + target.requestFields + [("reason", .string(reason)), ("text", .string(text))]
+        // Moderation and deletion.
+        case let .accountDelete(password):
+            return [("password", .string(password))]
         }
     }
 

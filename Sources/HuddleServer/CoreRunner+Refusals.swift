@@ -57,6 +57,12 @@ extension CoreRunner {
                 replyUnavailable(ref, requestID)
             case .deliver, .presenceChanged, .typing, .sessionAccepted, .verifyPassword, .hashNewPassword:
                 break
+            // Moderation and deletion: a password check logs nothing itself (the core counts its
+            // hash until the answer comes); an unlogged deletion removes no file.
+            case .verifyAccountDeletion:
+                route(output)
+            case .removePhotoFiles:
+                break
             // Presence is ephemeral: a connection that came online stays so until it closes.
             case .localPresence:
                 route(output)

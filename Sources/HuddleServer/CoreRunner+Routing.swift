@@ -26,6 +26,10 @@ extension CoreRunner {
                 let (status, body) = ReplyEncoding.httpResponse(reply)
                 respondAPI(requestID, status: status, body: body)
             }
+        case .deliver(let publication, let recipients) where publication.removed:
+            let text = ServerMessage.publicationRemovedEvent(
+                channel: publication.channel, epoch: publication.epoch, offset: publication.offset, time: publication.time)
+            fanOut(text, to: recipients)
         case .deliver(let publication, let recipients):
             let text = ServerMessage.publicationEvent(
                 channel: publication.channel, epoch: publication.epoch, offset: publication.offset, type: publication.type,
@@ -82,6 +86,11 @@ extension CoreRunner {
             hashResetPassword(ref, requestID, username, codeHash: codeHash, newPassword: newPassword, address: address)
         case .reportFiled(let report):
             reportGateway?.submit(report: report)
+        // Moderation and deletion.
+        case .verifyAccountDeletion(let ref, let requestID, let username, let credentials, let password, let address):
+            verifyAccountDeletion(ref, requestID, username, credentials, password, address)
+        case .removePhotoFiles(let hashes):
+            removePhotoFiles(hashes)
         }
         return 0
     }

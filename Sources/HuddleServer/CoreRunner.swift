@@ -3,6 +3,7 @@ import HuddleCore
 import HuddleIO
 import HuddleProtocol
 import HuddleRedis
+import HuddleStore
 import HuddleWebSocket
 import Logging
 import Synchronization
@@ -39,6 +40,9 @@ final class CoreRunner: @unchecked Sendable {
     /// Cluster mode's login limit shared by the nodes; nil in single-node mode (nothing asked).
     /// Set before the thread starts.
     var sharedLoginThrottle: SharedLoginThrottle?
+    /// Where `removePhotoFiles` outputs are carried out, off the core thread. Set before the
+    /// thread starts.
+    var photoRemoval: (store: PhotoStore, workers: WorkerThreads)?
     /// Cluster mode's global presence: this node's users online, told to the others, and
     /// theirs submitted here. Set before the thread starts.
     var presenceRegistry: RedisPresenceRegistry?
@@ -72,6 +76,11 @@ final class CoreRunner: @unchecked Sendable {
     var replyAudit = ReplyAudit()
     private var lastProbe: Int64 = 0
     private var snapshotRequested = false
+    /// A deletion (an account erased, content removed) was logged: the next tick snapshots and
+    /// drops every older snapshot and log segment, so nothing on disk holds what was deleted
+    /// (protocol.md, "Deletion and retention"), instead of waiting for the snapshot interval.
+    private var erasureSnapshotOwed = false
+    private var snapshotForgetsTheFallback = false
     var budgets: UsageBudgets
     /// Where a turn's commands are logged: the persistence, or in the rollback test a log that
     /// refuses them.
@@ -260,6 +269,11 @@ final class CoreRunner: @unchecked Sendable {
         if writesRefused == nil, persistence.snapshotDue(now: now) {
             snapshotRequested = true
         }
+        if writesRefused == nil, erasureSnapshotOwed, !persistence.snapshotInProgress {
+            erasureSnapshotOwed = false
+            snapshotRequested = true
+            snapshotForgetsTheFallback = true
+        }
     }
 
     /// End of the core's turn: log every command of the turn in one batch (group commit),
@@ -276,7 +290,8 @@ final class CoreRunner: @unchecked Sendable {
             // has not got yet, and a restart would replay them a second time.
             if snapshotRequested, writesRefused == nil {
                 snapshotRequested = false
-                persistence?.beginSnapshot(of: core.durableState, coreLoop: loop) {}
+                persistence?.beginSnapshot(of: core.durableState, coreLoop: loop, forgettingTheFallback: snapshotForgetsTheFallback) {}
+                snapshotForgetsTheFallback = false
             }
         }
         routeTurn()
@@ -292,6 +307,10 @@ final class CoreRunner: @unchecked Sendable {
         if !commands.isEmpty {
             do {
                 try appendToLog(commands)
+                if commands.contains(where: \.erasesContent) {
+                    erasureSnapshotOwed = true
+                    countDeletions(in: commands)
+                }
             } catch {
                 logged = false
                 refuseWrites(because: "\(error)")

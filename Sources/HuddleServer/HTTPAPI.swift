@@ -56,7 +56,19 @@ final class HTTPAPI {
             case .success(let user):
                 submit("api_disconnect", connection, .disconnectUser(username: user.lowercased()))
             }
-        case (_, "/api/v1/publish"), (_, "/api/v1/disconnect"):
+        case ("POST", "/api/v1/remove"):
+            switch APIRequestDecoder.removal(body, limits: limits) {
+            case .failure(let error):
+                connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+            case .success(let content):
+                submit("api_remove", connection, .removeContent(content))
+            }
+        // `/api/v1/users/NAME` alone; `/api/v1/users/NAME/ACTION` are moderation's.
+        case ("DELETE", let path) where Self.isUserPath(path):
+            submit("api_delete_user", connection, .deleteUser(username: String(path.dropFirst(Self.usersPrefix.count))))
+        case (_, let path) where Self.isUserPath(path):
+            connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use DELETE"))
+        case (_, "/api/v1/publish"), (_, "/api/v1/disconnect"), (_, "/api/v1/remove"):
             connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))
         case (_, "/api/v1/history"):
             connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use GET"))
@@ -115,6 +127,13 @@ final class HTTPAPI {
             submit("api_suspend", connection, .moderation(.suspend(username: user, reason: reason, until: until)))
         }
         return true
+    }
+
+    /// `DELETE /api/v1/users/NAME` deletes the account NAME.
+    private static let usersPrefix = "/api/v1/users/"
+
+    private static func isUserPath(_ path: String) -> Bool {
+        path.hasPrefix(usersPrefix) && path.utf8.count > usersPrefix.utf8.count && !path.dropFirst(usersPrefix.count).contains("/")
     }
 
     private func submit(_ op: String, _ connection: Connection, _ body: CoreRequestBody) {

@@ -30,7 +30,7 @@ enum ReplyEncoding {
     private static func httpStatus(_ code: CoreErrorCode) -> Int {
         switch code {
         case .forbidden: return 403
-        case .userNotFound, .reportNotFound: return 404
+        case .userNotFound, .reportNotFound, .publicationNotFound, .postNotFound: return 404
         default: return 400
         }
     }
@@ -135,6 +135,6 @@ enum ReplyEncoding {
     private static func shown(_ publication: Publication) -> ChannelPublication {
         ChannelPublication(
             channel: publication.channel, epoch: publication.epoch, offset: publication.offset, type: publication.type, from: publication.from,
-            data: .raw(publication.data), time: publication.time, clientID: publication.clientID)
+            data: .raw(publication.data), time: publication.time, clientID: publication.clientID, deleted: publication.removed)
     }
 }

@@ -71,6 +71,12 @@ public final class Server {
             photoStore = try PhotoStore(directory: configuration.dataDirectory + "/photos")
         }
         let photoWorkers = try WorkerThreads(name: "huddle-photo", count: 2)
+        if configuration.cluster == nil {
+            // A crash between an account's deletion and the removal of its photos left files
+            // nobody owns (single-node only: a cluster node may not have applied the newest
+            // uploads of the others yet).
+            try PhotoSweep.removeUnowned(from: photoStore, keeping: core.durableState.photos, logger: logger)
+        }
         let runner = try CoreRunner(
             configuration: configuration, core: core, persistence: persistence, ioLoops: loops, metrics: metrics, logger: logger,
             clusterWriterID: clusterWriterID, clusterPosition: clusterPosition)
@@ -119,6 +125,7 @@ public final class Server {
             try PushGateway(webhook: $0, settings: configuration.push, metrics: metrics.push, logger: logger, purpose: "report")
         }
         runner.reportGateway = reportGateway
+        runner.photoRemoval = (photoStore, photoWorkers)
         for (context, endpoint) in zip(contexts, endpoints) {
             context.addEndpoint(endpoint, path: "/v1")
             context.photoAPI = PhotoAPI(runner: runner, endpoint: endpoint, context: context, store: photoStore, workers: photoWorkers, uploads: photoUploads)

@@ -67,6 +67,7 @@ final class ServerMetrics: Sendable {
     let passwordHashes = PasswordHashMetrics()
     let identity = IdentityMetrics()
     let clusterSnapshots = ClusterSnapshotMetrics()
+    let deletions = DeletionMetrics()
     /// Bytes of requests held (decompressed) behind sign-ins still being decided, all
     /// connections together: a gauge, and the server-wide bound's running total.
     let heldBehindSignIn = Atomic<Int>(0)
@@ -188,6 +189,7 @@ final class ServerMetrics: Sendable {
         text += passwordHashes.prometheusText()
         text += identity.prometheusText()
         text += clusterSnapshots.prometheusText()
+        text += deletions.prometheusText()
         text += cluster?.prometheusText() ?? ""
         text += "# HELP huddle_signin_held_bytes Bytes of requests waiting behind sign-ins still being decided.\n"
         text += "# TYPE huddle_signin_held_bytes gauge\n"

@@ -74,16 +74,22 @@ import Testing
         .reportFiled(ModerationReport(
             id: 8, reporter: "alice", target: .user("bob"), user: "bob", reason: "other", text: "", content: nil, time: 1,
             resolution: ReportResolution(action: "dismissed", note: "", time: 2))),
+        // Moderation and deletion.
+        .deliver(Publication(channel: "room:lobby", epoch: "e1", offset: 4, type: "", from: nil, data: "", time: 8, removed: true), to: [bob]),
+        .verifyAccountDeletion(
+            alice, requestID: "5", username: "alice", credentials: Credentials(salt: [0, 255], hash: [1, 2, 3], iterations: 600_000), password: "pw",
+            address: "192.0.2.1"),
+        .removePhotoFiles([String(repeating: "ab", count: 32)]),
     ]
 
     /// Every case of `CoreOutput`, by name. The switch below has no `default:`, so a new case
     /// does not compile until it is named here, and `everyCaseHasASample` then wants a sample.
     enum Case: CaseIterable {
         case reply, deliver, typing, presenceChanged, localPresence, verifyPassword, hashNewPassword, closeConnections, sessionAccepted, authFailed, feedEvent
-        case pushNotification, memoryChanged, photoAccess
+        case pushNotification, memoryChanged, photoAccess, reportFiled
         case profileChanged
         case changePassword, mailPasswordReset, hashResetPassword
-        case pushNotification, memoryChanged, photoAccess, reportFiled
+        case verifyAccountDeletion, removePhotoFiles
 
         init(_ output: CoreOutput) {
             switch output {
@@ -106,6 +112,8 @@ import Testing
             case .mailPasswordReset: self = .mailPasswordReset
             case .hashResetPassword: self = .hashResetPassword
             case .reportFiled: self = .reportFiled
+            case .verifyAccountDeletion: self = .verifyAccountDeletion
+            case .removePhotoFiles: self = .removePhotoFiles
             }
         }
     }

@@ -75,6 +75,14 @@ extension CoreRequest {
         CoreRequest(requestID: requestID, .disconnectUser(username: username))
     }
 
+    static func removeContent(requestID: String, _ content: RemovedContent) -> CoreRequest {
+        CoreRequest(requestID: requestID, .removeContent(content))
+    }
+
+    static func deleteUser(requestID: String, username: String) -> CoreRequest {
+        CoreRequest(requestID: requestID, .deleteUser(username: username))
+    }
+
     // Friends.
 
     static func searchUsers(_ ref: ConnectionRef, requestID: String, prefix: String, limit: Int) -> CoreRequest {

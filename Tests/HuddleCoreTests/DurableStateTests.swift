@@ -120,7 +120,7 @@ import Testing
                 // Passwords: carol changes hers; dave's reset code is guessed at once, then used.
                 let carol = connections["carol"]!
                 step(CoreRequest(connection: carol, requestID: "pc", .operation(.passwordChange(oldPassword: "p", newPassword: "a new one!", revokeOthers: false))))
-                let verified = harness.core.durableState.accounts["carol"]!.credentials
+                let verified = harness.core.durableState.accounts["carol"]!.credentials!
                 let changed = Credentials(salt: [9], hash: [9, 9], iterations: 1000)
                 step(CoreRequest(connection: carol, requestID: "pc", .finishPasswordChange(
                     username: "carol", verified: verified, newCredentials: changed, revokeOthers: false, address: "192.0.2.1")))
@@ -160,6 +160,14 @@ import Testing
                 step(.commentOnPost(connections["bob"]!, requestID: "fc", post: 1, text: "in \"5\""))
                 step(.listFeed(connections["bob"]!, requestID: "ff", before: nil, limit: 10))
                 step(.deletePost(connections["bob"]!, requestID: "fd", post: 2))
+                // The operator removes the chat room's newest message: a tombstone.
+                let chat = harness.core.durableState.channels["chat:alice~bob"]!
+                step(.removeContent(requestID: "rm", .publication(channel: "chat:alice~bob", offset: chat.lastOffset)))
+                // eve joins, writes, likes, and the operator deletes her account.
+                let eve = harness.signUp("eve").connection
+                step(.publish(eve, requestID: "ep", channel: "room:lobby", type: "message", data: "\"eve\"", clientID: nil))
+                step(.likePost(eve, requestID: "el", post: 1, liked: true))
+                step(.deleteUser(requestID: "ed", username: "eve"))
                 // A keyed comment, retried: kept once, the retry changes nothing.
                 for _ in 0..<2 {
                     step(.keyed(connections["alice"]!, requestID: "kc", op: "comment", clientID: "c-1",
@@ -238,6 +246,9 @@ import Testing
             case .unsuspend: kinds.insert("unsuspend")
             case .fileReport: kinds.insert("fileReport")
             case .resolveReport: kinds.insert("resolveReport")
+            // Moderation and deletion.
+            case .removePublication: kinds.insert("removePublication")
+            case .eraseUser: kinds.insert("eraseUser")
             }
         }
         let state = harness.core.durableState
@@ -253,16 +264,17 @@ import Testing
             "setProfile", "seeSession",
             // Passwords.
             "setCredentials", "issuePasswordReset", "failPasswordReset", "resetPassword",
-        ])
-        #expect(state.accounts["carol"]?.credentials.hash == [9, 9] && state.accounts["dave"]?.credentials.hash == [9, 9])
-        #expect(state.passwordResets.count == 0)
-        #expect(state.profiles["alice"] == UserProfile(displayName: "Alice", avatar: String(repeating: "ab", count: 32)) && state.profiles.count == 1)
-        #expect(state.sessions.tokenHashes(of: "carol").count == 1)
             // Blocking.
             "block", "unblock",
             // Moderation.
             "suspend", "unsuspend", "fileReport", "resolveReport",
+            // Moderation and deletion.
+            "removePublication", "eraseUser",
         ])
+        #expect(state.accounts["carol"]?.credentials?.hash == [9, 9] && state.accounts["dave"]?.credentials?.hash == [9, 9])
+        #expect(state.passwordResets.count == 0)
+        #expect(state.profiles["alice"] == UserProfile(displayName: "Alice", avatar: String(repeating: "ab", count: 32)) && state.profiles.count == 1)
+        #expect(state.sessions.tokenHashes(of: "carol").count == 1)
         #expect(state.blocks.blocked(by: "carol") == ["dave"] && state.blocks.blockCount == 1)
         #expect(state.suspensions["dave"]?.reason == "spam" && state.suspensions.count == 1)
         #expect(state.reports.count == 2 && state.reports.openCount == 1 && state.reports[1]?.resolution?.action == "dismissed")

@@ -216,7 +216,7 @@ import Testing
         let (_, bobLaptopSession) = nodes.logIn("bob", lifetime: CoreHarness.sessionLifetime)
         _ = bobLaptopSession
         nodes.step(CoreRequest(connection: bob, requestID: "pc", .operation(.passwordChange(oldPassword: "p", newPassword: "a new one!", revokeOthers: true))))
-        let verified = nodes.a.core.durableState.accounts["bob"]!.credentials
+        let verified = nodes.a.core.durableState.accounts["bob"]!.credentials!
         let newCredentials = Credentials(salt: [1], hash: [2], iterations: 1000)
         nodes.step(CoreRequest(connection: bob, requestID: "pc", .finishPasswordChange(
             username: "bob", verified: verified, newCredentials: newCredentials, revokeOthers: true, address: "192.0.2.1")))
@@ -261,6 +261,17 @@ import Testing
         // Logouts: one device, then every device of a user.
         nodes.step(.logout(alicePhone, requestID: "o", all: false))
         nodes.step(.logout(carol, requestID: "o", all: true))
+
+        // Moderation and deletion: the operator removes a chat message (a tombstone told to its
+        // subscribers), then deletes erin, bob's friend with a message in the room.
+        nodes.step(.removeContent(requestID: "rm", .publication(channel: "chat:alice~bob", offset: 1)))
+        let (erin, _) = nodes.signUp("erin")
+        nodes.onBoth(erin) { .subscribe($0, requestID: "s", channel: "room:lobby", since: nil) }
+        nodes.step(.sendFriendRequest(erin, requestID: "f", user: "bob", message: ""))
+        nodes.step(.answerFriendRequest(bob, requestID: "f", user: "erin", accept: true))
+        nodes.step(.publish(erin, requestID: "p", channel: "room:lobby", type: "message", data: "{}"))
+        let deletion = nodes.step(.deleteUser(requestID: "du", username: "erin"))
+        #expect(deletion.commands.contains { if case .eraseUser("erin", _) = $0 { true } else { false } })
 
         // A short session whose device went away, then time: expiries, purges, trims, grace.
         let (bobTablet, _) = nodes.logIn("bob", lifetime: 60_000)

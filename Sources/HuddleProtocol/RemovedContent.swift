@@ -1,0 +1,7 @@
+/// What the operator removes through the HTTP API (protocol.md, "HTTP API", `remove`): a
+/// publication of a channel, left as a tombstone at its offset, or a post with its likes and
+/// comments.
+public enum RemovedContent: Sendable, Equatable {
+    case publication(channel: String, offset: UInt64)
+    case post(UInt64)
+}
