@@ -243,16 +243,17 @@ import Testing
             purpose: .link, identity: identity("d-2", nil), refusal: nil, session: nodes.a.newSession()))))
         nodes.step(CoreRequest(connection: dora, requestID: "u", .operation(.identityUnlink(issuer: "https://idp.test", subject: "d-1"))))
         // Blocking: between friends (bob and carol crossed requests), what an unfriending tells;
-        // one lifted, one kept.
-        nodes.step(.block(carol, requestID: "b", user: "bob"))
-        nodes.step(.unblock(carol, requestID: "b", user: "bob"))
-        nodes.step(.block(carol, requestID: "b", user: "alice"))
+        // one lifted, one kept. carol signs in again: her reset above revoked her sessions.
+        let (carolAgain, _) = nodes.logIn("carol", lifetime: CoreHarness.sessionLifetime)
+        nodes.step(.block(carolAgain, requestID: "b", user: "bob"))
+        nodes.step(.unblock(carolAgain, requestID: "b", user: "bob"))
+        nodes.step(.block(carolAgain, requestID: "b", user: "alice"))
         #expect(nodes.b.durableState.blocks.blocked(by: "carol") == ["alice"])
 
         // Moderation: a report, its resolution, and a suspension closing dave's connection on
         // both nodes (4003), then lifted.
         let (dave, _) = nodes.signUp("dave")
-        nodes.step(.report(carol, requestID: "r", target: .user("dave"), reason: "spam", text: "ads"))
+        nodes.step(.report(carolAgain, requestID: "r", target: .user("dave"), reason: "spam", text: "ads"))
         nodes.step(CoreRequest(requestID: "api-r", .moderation(.resolveReport(id: 1, action: "user_suspended", note: ""))))
         let suspension = nodes.step(CoreRequest(requestID: "api-s", .moderation(.suspend(username: "dave", reason: "ads", until: nil))))
         #expect(suspension.outputs.contains { if case .closeConnections([dave], 4003, _) = $0 { true } else { false } })
