@@ -82,6 +82,8 @@ public struct CoreConfiguration: Sendable {
     /// nonce are refused `busy` until tokens expire. Every core replaying the log must use the same.
     public var maxSpentNonces = 100_000
     public var spentNoncesRetryMilliseconds: Int64 = 60_000
+    /// `account_delete` with an ID token: its `iat` at most this long ago (a fresh sign-in).
+    public var freshSignInMilliseconds: Int64 = 5 * 60_000
     /// Sessions (protocol.md, "Sessions"): an `auth` logs the session's new last seen only when
     /// the one recorded is older than this, so reconnecting clients cost the log little.
     public var sessionSeenIntervalMilliseconds: Int64 = 60 * 60_000

@@ -63,7 +63,7 @@ extension Operation {
         case .report:
             .write
         // Moderation and deletion.
-        case .accountDelete:
+        case .accountDelete, .accountDeleteWithIdentity:
             .write
         }
     }
@@ -160,7 +160,7 @@ extension CoreRequest {
     public var isSignIn: Bool {
         switch body {
         case .beginLogin, .authenticate: true
-        case .identityVerified(let proof): proof.purpose != .link
+        case .identityVerified(let proof): proof.purpose.opensASession
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
              .presenceElsewhere, .nodeGone, .localTick, .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset,

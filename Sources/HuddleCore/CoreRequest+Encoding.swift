@@ -276,6 +276,7 @@ extension CoreRequestBody {
         case .signIn(let username): fields = [("purpose", .string("sign_in")), ("username", username.map(JSONValue.string) ?? .null)]
         case .link: fields = [("purpose", .string("link"))]
         case .appAuth: fields = [("purpose", .string("app_auth"))]
+        case .deleteAccount: fields = [("purpose", .string("delete_account"))]
         }
         if let identity = proof.identity {
             fields += [
@@ -283,6 +284,7 @@ extension CoreRequestBody {
                 ("email", identity.email.map(JSONValue.string) ?? .null),
                 ("proposed_username", identity.proposedUsername.map(JSONValue.string) ?? .null),
                 ("nonce", identity.nonce.map(JSONValue.string) ?? .null), ("token_expires_at", .integer(identity.expiresAt)),
+                ("token_issued_at", identity.issuedAt.map(JSONValue.integer) ?? .null),
             ]
         }
         if let refusal = proof.refusal {
@@ -304,6 +306,7 @@ extension CoreRequestBody {
             purpose = .signIn(username: username)
         case "link": purpose = .link
         case "app_auth": purpose = .appAuth
+        case "delete_account": purpose = .deleteAccount
         default: return nil
         }
         var identity: VerifiedIdentity?
@@ -311,7 +314,9 @@ extension CoreRequestBody {
             guard let subject = f["subject"]?.stringValue, let email = optionalString("email"), let proposed = optionalString("proposed_username"),
                 let nonce = optionalString("nonce"), let expiresAt = f["token_expires_at"]?.int64Value
             else { return nil }
-            identity = VerifiedIdentity(issuer: issuer, subject: subject, email: email, proposedUsername: proposed, nonce: nonce, expiresAt: expiresAt)
+            identity = VerifiedIdentity(
+                issuer: issuer, subject: subject, email: email, proposedUsername: proposed, nonce: nonce, expiresAt: expiresAt,
+                issuedAt: f["token_issued_at"]?.int64Value)
         }
         var refusal: CoreError?
         if let code = f["refusal_code"]?.stringValue {

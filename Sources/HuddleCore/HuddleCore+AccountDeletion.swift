@@ -70,7 +70,7 @@ extension HuddleCore {
 
     /// Ends every friendship as `friend_remove` does (the friend's notice, the matches), then
     /// erases the user in one command.
-    private func deleteAccount(_ user: Username, at time: Int64, into step: inout CoreStep) {
+    func deleteAccount(_ user: Username, at time: Int64, into step: inout CoreStep) {
         for friend in friends(of: user).sorted() {
             let command = CoreCommand.removeFriend(user: user, friend: friend, time: time)
             record(command, into: &step)
@@ -110,6 +110,13 @@ extension HuddleCore {
         durableState.memories.erase(user)
         _ = durableState.photos.erase(user)
         durableState.keptResults.erase(user)
+        // The parts of issue 16: identities, profile, password reset, blocks, moderation.
+        durableState.identities.erase(user)
+        eraseProfile(of: user)
+        durableState.passwordResets.erase(user)
+        durableState.blocks.erase(user)
+        durableState.suspensions.erase(user)
+        durableState.reports.erase(user)
         durableState.quarantinedUsernames.hold(user, at: time)
     }
 }

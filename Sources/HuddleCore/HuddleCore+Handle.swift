@@ -125,7 +125,8 @@ extension HuddleCore {
         into step: inout CoreStep
     ) {
         switch operation {
-        case .ping, .signup, .login, .auth, .identitySignIn, .identityLink, .appAuth, .passwordResetRequest, .passwordReset:
+        case .ping, .signup, .login, .auth, .identitySignIn, .identityLink, .appAuth, .passwordResetRequest, .passwordReset,
+             .accountDeleteWithIdentity:
             // The server answers these itself (it hashes passwords and tokens; the core never does).
             fail(connection, requestID, CoreError(.badRequest, "\(operation.name) is answered by the server"), into: &step)
         case let .logout(all):

@@ -30,6 +30,24 @@ extension HuddleCore {
             }
             spendNonce(of: identity, at: time, into: &step)
             reply(connection, requestID, .identities(durableState.identities.identities(of: me.username)), into: &step)
+        case .deleteAccount:
+            guard let me = state.identity else {
+                return fail(connection, requestID, CoreError(.notAuthenticated, "sign in to the account to delete"), into: &step)
+            }
+            guard owner == me.username else {
+                let error = CoreError(.invalidCredentials, "this identity does not sign into this account: the account was not deleted")
+                return fail(connection, requestID, error, into: &step)
+            }
+            // Fresh: issued (iat) within `freshSignInMilliseconds`, so a token kept from an old
+            // sign-in does not prove the person is here now.
+            guard let issuedAt = identity.issuedAt, time - issuedAt <= configuration.freshSignInMilliseconds else {
+                let minutes = configuration.freshSignInMilliseconds / 60_000
+                let error = CoreError(.invalidCredentials, "sign in with the provider again: the token must be issued within \(minutes) minutes")
+                return fail(connection, requestID, error, into: &step)
+            }
+            spendNonce(of: identity, at: time, into: &step)
+            reply(connection, requestID, .done, into: &step)
+            deleteAccount(me.username, at: time, into: &step)
         case .signIn, .appAuth:
             guard state.identity == nil else {
                 return fail(connection, requestID, CoreError(.alreadyAuthenticated, "this connection is signed in already"), into: &step)
@@ -38,7 +56,7 @@ extension HuddleCore {
             if let owner, durableState.accounts[owner] != nil {
                 username = owner
             } else {
-                switch newAccount(for: identity, purpose: proof.purpose) {
+                switch newAccount(for: identity, purpose: proof.purpose, at: time) {
                 case .failure(let error): return fail(connection, requestID, error, into: &step)
                 case .success(let (name, email)):
                     username = name
@@ -76,12 +94,12 @@ extension HuddleCore {
     /// The username and email of the account a first sign-in makes. An app token names its user
     /// (`sub`); an ID token takes the client's choice or proposes one. A clash is refused with
     /// the way out: sign in to that account and link the identity.
-    private func newAccount(for identity: VerifiedIdentity, purpose: IdentityProof.Purpose) -> Result<(Username, String), CoreError> {
+    private func newAccount(for identity: VerifiedIdentity, purpose: IdentityProof.Purpose, at time: Int64) -> Result<(Username, String), CoreError> {
         let wanted: String?
         switch purpose {
         case .appAuth: wanted = identity.subject
         case .signIn(let chosen): wanted = chosen ?? identity.proposedUsername
-        case .link: wanted = nil
+        case .link, .deleteAccount: wanted = nil
         }
         guard let wanted, let username = UsernameRules.canonical(wanted) else {
             let message = purpose == .appAuth
@@ -92,6 +110,11 @@ extension HuddleCore {
         guard durableState.accounts[username] == nil else {
             return .failure(CoreError(
                 .usernameTaken, "the username \(username) is taken; choose another, or sign in to that account and link this identity (identity_link)"))
+        }
+        // A deleted account's name is held as for `signup` (protocol.md, "Deletion and retention").
+        if let until = durableState.quarantinedUsernames.heldUntil(username, at: time) {
+            return .failure(CoreError(
+                .usernameTaken, "the username \(username) belonged to a deleted account; it is free again from \(until) (ms since the Unix epoch)"))
         }
         let email = identity.email.flatMap(EmailRules.canonical) ?? ""
         if !email.isEmpty, durableState.accounts.user(withEmail: email) != nil {

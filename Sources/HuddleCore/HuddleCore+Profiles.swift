@@ -79,7 +79,9 @@ extension HuddleCore {
     /// user with a friend request waiting between the two (so a request can be judged by it).
     func mayReadAvatar(_ hash: String, reader: Username) -> Bool {
         let friendships = durableState.friendships
-        let isAvatar = { (user: Username) in self.durableState.profiles.byUser[user]?.avatar == hash }
+        let blocks = durableState.blocks
+        // A block ends friendships and requests already; never through a block either way.
+        let isAvatar = { (user: Username) in self.durableState.profiles.byUser[user]?.avatar == hash && !blocks.eitherBlocks(reader, user) }
         return friendships.friends(of: reader).contains(where: isAvatar)
             || friendships.incomingRequests(of: reader).contains { isAvatar($0.from) }
             || friendships.outgoingRequests(of: reader).contains { isAvatar($0.to) }

@@ -222,6 +222,8 @@ public final class HuddleCore {
             durableState.reports.file(report)
         case let .resolveReport(id, action, note, time):
             durableState.reports.resolve(id, ReportResolution(action: action, note: note, time: time))
+            // About a deleted account: the case is closed, nothing of it is kept.
+            if let user = durableState.reports[id]?.user, durableState.accounts[user] == nil { durableState.reports.forgetResolved(id) }
         // Moderation and deletion.
         case let .removePublication(channel, offset, _):
             durableState.channels.remove(channel, at: offset)

@@ -15,14 +15,19 @@ public struct VerifiedIdentity: Sendable, Equatable {
     public var nonce: String?
     /// The token's `exp`, milliseconds.
     public var expiresAt: Int64
+    /// The token's `iat`, milliseconds: how fresh a sign-in proving an account deletion is.
+    public var issuedAt: Int64?
 
-    public init(issuer: String, subject: String, email: String?, proposedUsername: String?, nonce: String?, expiresAt: Int64) {
+    public init(
+        issuer: String, subject: String, email: String?, proposedUsername: String?, nonce: String?, expiresAt: Int64, issuedAt: Int64? = nil
+    ) {
         self.issuer = issuer
         self.subject = subject
         self.email = email
         self.proposedUsername = proposedUsername
         self.nonce = nonce
         self.expiresAt = expiresAt
+        self.issuedAt = issuedAt
     }
 }
 
@@ -34,6 +39,16 @@ public struct IdentityProof: Sendable, Equatable {
         case signIn(username: String?)
         case link
         case appAuth
+        /// `account_delete` with an ID token: a fresh sign-in to an identity of the caller's.
+        case deleteAccount
+
+        /// Whether the proof signs a connection in (a new session): not a link or a deletion.
+        public var opensASession: Bool {
+            switch self {
+            case .signIn, .appAuth: true
+            case .link, .deleteAccount: false
+            }
+        }
     }
 
     public var purpose: Purpose

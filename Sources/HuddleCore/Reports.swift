@@ -90,12 +90,20 @@ public struct Reports: Sendable, Equatable {
         if report.resolution == nil { closeOpen(report) }
     }
 
-    /// Forgets the reports `user` filed (account deletion). Reports *about* the user stay:
-    /// they are the reporters' and the operator's record.
+    /// Account deletion (protocol.md, "Deletion and retention"): the reports `user` filed go,
+    /// and those about them already resolved. Open reports about them stay, the operator's case
+    /// still to decide, until resolved (`forgetResolved(_:)` then drops them).
     mutating func erase(_ user: Username) {
-        let filed = byID.values.filter { $0.reporter == user }.map(\.id)
-        for id in filed { drop(id) }
+        let gone = byID.values.filter { $0.reporter == user || ($0.user == user && $0.resolution != nil) }.map(\.id)
+        for id in gone { drop(id) }
         resolvedOrder.removeAll { byID[$0] == nil }
+    }
+
+    /// A report about a deleted user is not kept once resolved.
+    mutating func forgetResolved(_ id: UInt64) {
+        guard byID[id]?.resolution != nil else { return }
+        drop(id)
+        resolvedOrder.removeAll { $0 == id }
     }
 
     /// What an export of `user` holds: the reports they filed.

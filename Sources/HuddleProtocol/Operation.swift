@@ -113,6 +113,9 @@ public enum Operation: Sendable, Equatable {
     // Moderation and deletion.
     /// Deletes the caller's account; `password` proves it is theirs.
     case accountDelete(password: String)
+    /// `account_delete` proven by a fresh sign-in instead: an ID token of one of the caller's
+    /// identities (for accounts with no password).
+    case accountDeleteWithIdentity(token: String, nonce: String?)
     /// Whether the op takes a `client_id` (`KeyedWrites`).
     public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
@@ -190,7 +193,7 @@ public enum Operation: Sendable, Equatable {
         // Reports.
         case .report: return "report"
         // Moderation and deletion.
-        case .accountDelete: return "account_delete"
+        case .accountDelete, .accountDeleteWithIdentity: return "account_delete"
         }
     }
 }

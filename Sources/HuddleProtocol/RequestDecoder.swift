@@ -232,6 +232,10 @@ public enum RequestDecoder {
             return try report(arguments)
         // Moderation and deletion.
         case "account_delete":
+            // A password, or (an account with none) an ID token of a fresh sign-in.
+            if let token = try arguments.optionalString("token") {
+                return .accountDeleteWithIdentity(token: token, nonce: try arguments.optionalString("nonce"))
+            }
             return .accountDelete(password: try arguments.string("password"))
         default:
             // The op is echoed for the client's author, but not at any length.

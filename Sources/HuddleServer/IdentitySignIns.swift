@@ -55,7 +55,7 @@ final class IdentitySignIns: Sendable {
             switch outcome {
             case .success(let identity):
                 metrics.count(kind, .verified)
-                let sessionToken = purpose == .link ? nil : SessionToken.generate()
+                let sessionToken = purpose.opensASession ? SessionToken.generate() : nil
                 let session = sessionToken.map { NewSession(tokenHash: SessionToken.hash($0), expiresAt: now + sessionTTLMilliseconds, device: device) }
                 let proof = IdentityProof(purpose: purpose, identity: identity, refusal: nil, session: session ?? Self.noSession)
                 decided(.identityVerified(proof), sessionToken)

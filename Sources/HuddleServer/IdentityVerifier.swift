@@ -106,7 +106,7 @@ final class IdentityVerifier: Sendable {
         let proposed = claims.preferredUsername ?? email.map { String($0.prefix { $0 != "@" }) }
         return .success(VerifiedIdentity(
             issuer: issuer, subject: subject, email: email, proposedUsername: proposed.map(Self.usernameProposal), nonce: claims.nonce,
-            expiresAt: claims.expiresAt?.milliseconds ?? Int64.max))
+            expiresAt: claims.expiresAt?.milliseconds ?? Int64.max, issuedAt: claims.issuedAt?.milliseconds))
     }
 
     /// A username made of what a token offers: lowercased, only `a-z 0-9 _`, 32 characters at

@@ -299,6 +299,9 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         case .appAuth(let token, let device):
             session.pendingSignIn = session.replies.forward(id)
             runner.verifyIdentity(.appToken(token), for: .appAuth, ref: ref, requestID: id, op: op, device: device, peer: connection.peer)
+        case .accountDeleteWithIdentity(let token, let nonce):
+            _ = session.replies.forward(id)
+            runner.verifyIdentity(.idToken(token, nonce: nonce), for: .deleteAccount, ref: ref, requestID: id, op: op, device: nil, peer: connection.peer)
         // Passwords: the code is drawn (and a typed one hashed) here; the core sees only hashes.
         case .passwordResetRequest(let login):
             _ = session.replies.forward(id)
