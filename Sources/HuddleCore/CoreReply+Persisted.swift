@@ -96,6 +96,8 @@ extension CoreReply: PersistedValue {
         // Reports.
         case .reportFiled(let id):
             .variant("reportFiled", [("id", id.persisted)])
+        case .export(let data):
+            .variant("export", [("_0", data)])
         case .reports(let page):
             .variant("reports", [("reports", page.reports.persisted), ("nextAfter", page.nextAfter?.persisted)])
         }
@@ -157,6 +159,9 @@ extension CoreReply: PersistedValue {
         case "sessions": self = .sessions(try f("_0"), total: try f("total"))
         // Reports.
         case "reportFiled": self = .reportFiled(id: try f("id"))
+        case "export":
+            guard let data = f.member("_0") else { throw RecordDecodingError("export without its data") }
+            self = .export(data)
         case "reports": self = .reports(ReportPage(reports: try f("reports"), nextAfter: try f.optional("nextAfter")))
         default: throw variant.unknown()
         }

@@ -98,4 +98,6 @@ public indirect enum CoreReply: Sendable, Equatable {
     case reportFiled(id: UInt64)
     /// `GET /api/v1/reports`.
     case reports(ReportPage)
+    /// `account_export`: the caller's data (`HuddleCore+Export`).
+    case export(JSONValue)
 }

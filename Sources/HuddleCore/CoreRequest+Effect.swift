@@ -65,6 +65,8 @@ extension Operation {
         // Moderation and deletion.
         case .accountDelete, .accountDeleteWithIdentity:
             .write
+        case .accountExport:
+            .pagedRead
         }
     }
 }

@@ -106,6 +106,20 @@ public struct Feed: Sendable, Equatable {
         return low - ids.startIndex
     }
 
+    /// Export: the user's comments on everyone else's posts, and the posts they like, by post
+    /// id. O(posts), as `erase`.
+    func contributions(of user: Username) -> (comments: [(post: UInt64, comment: FeedComment)], liked: [UInt64]) {
+        var comments: [(post: UInt64, comment: FeedComment)] = []
+        var liked: [UInt64] = []
+        for id in postsByID.keys.sorted() {
+            let post = postsByID[id]!
+            if post.likers.contains(user) { liked.append(id) }
+            guard post.author != user else { continue }
+            for comment in post.comments where comment.author == user { comments.append((id, comment)) }
+        }
+        return (comments, liked)
+    }
+
     /// Account deletion: the user's posts (with their likes and comments), and their likes and
     /// comments on everyone else's posts. O(posts): a scan, as deletions are rare.
     mutating func erase(_ user: Username) {

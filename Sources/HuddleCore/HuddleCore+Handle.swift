@@ -250,6 +250,8 @@ extension HuddleCore {
         // Moderation and deletion.
         case let .accountDelete(password):
             beginAccountDeletion(connection, requestID: requestID, proof: .password(password), at: time, into: &step)
+        case .accountExport:
+            exportAccount(connection, requestID: requestID, into: &step)
         }
     }
 }

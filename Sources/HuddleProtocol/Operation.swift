@@ -116,6 +116,8 @@ public enum Operation: Sendable, Equatable {
     /// `account_delete` proven by a fresh sign-in instead: an ID token of one of the caller's
     /// identities (for accounts with no password).
     case accountDeleteWithIdentity(token: String, nonce: String?)
+    /// Everything Huddle holds about the caller.
+    case accountExport
     /// Whether the op takes a `client_id` (`KeyedWrites`).
     public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
@@ -194,6 +196,7 @@ public enum Operation: Sendable, Equatable {
         case .report: return "report"
         // Moderation and deletion.
         case .accountDelete, .accountDeleteWithIdentity: return "account_delete"
+        case .accountExport: return "account_export"
         }
     }
 }

@@ -237,6 +237,8 @@ public enum RequestDecoder {
                 return .accountDeleteWithIdentity(token: token, nonce: try arguments.optionalString("nonce"))
             }
             return .accountDelete(password: try arguments.string("password"))
+        case "account_export":
+            return .accountExport
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"

@@ -131,6 +131,8 @@ public enum RequestEncoder {
         // Moderation and deletion.
         case let .accountDelete(password):
             return [("password", .string(password))]
+        case .accountExport:
+            return []
         case let .accountDeleteWithIdentity(token, nonce):
             return [("token", .string(token))] + optional("nonce", nonce.map(JSONValue.string))
         }

@@ -126,6 +126,8 @@ enum ReplyEncoding {
         // Reports.
         case .reportFiled(let id):
             return .reportFiled(id)
+        case .export(let data):
+            return .export(data)
         case .reports(let page):
             return .reports(page)
         }

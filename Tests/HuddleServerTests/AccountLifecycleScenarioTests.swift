@@ -58,7 +58,10 @@ import Testing
         let chat = try carol.ok("history", ["channel": "chat:ann~carol"])
         #expect((chat["publications"] as? [JSONObject])?.isEmpty == true, "\(chat)")
         let feed = try carol.ok("feed")
-        #expect(!JSON.text(feed).contains("ann") && !JSON.text(feed).contains(Self.displayName), "\(feed)")
+        #expect(!JSON.text(feed).contains("\"ann\"") && !JSON.text(feed).contains(Self.displayName), "\(feed)")
+        // Nor is she in carol's export: no like, comment, friendship or request of hers.
+        let export = JSON.text(try carol.ok("account_export"))
+        #expect(!export.contains("\"ann\"") && !export.contains("ann on carol's post") && !export.contains(ann.chatText), "\(export)")
         // Her photos: the avatar and the memory's photo are gone from disk and from every URL.
         for hash in [ann.avatar, ann.memoryPhoto] {
             try waitUntil("her photo's file is removed") { !FileManager.default.fileExists(atPath: photoFile(hash, in: data)) }
@@ -118,6 +121,10 @@ import Testing
         let post = try #require(JSON.int((try annClient.ok("post", ["text": "ann's post"])["post"] as? JSONObject)?["id"]))
         try carol.ok("like", ["post": post])
         try annClient.ok("comment", ["post": post, "text": "ann's comment"])
+        let keptPost = try #require(JSON.int((try annClient.ok("post", ["text": "ann's second post"])["post"] as? JSONObject)?["id"]))
+        let carolPost = try #require(JSON.int((try carol.ok("post", ["text": "carol's post"])["post"] as? JSONObject)?["id"]))
+        try annClient.ok("like", ["post": carolPost])
+        try annClient.ok("comment", ["post": carolPost, "text": "ann on carol's post"])
         try annClient.ok("place_set", ["label": "home", "lat": 52.52, "lon": 13.405, "radius": 100])
         let memoryBytes = PhotoRequest.photo(8)
         #expect([200, 201].contains(try PhotoRequest.upload(memoryBytes, token: annToken, port: port).status))
@@ -140,6 +147,24 @@ import Testing
         let resolved = try HTTPExchange(port: port, "POST", "/api/v1/reports/\(report)/resolve", body: "{\"action\": \"content_removed\", \"note\": \"\"}", key: Self.key)
         #expect(resolved.status == 200, "\(resolved.body)")
         #expect(!JSON.text(try carol.ok("feed")).contains("ann's post"))
+
+        // She exports her data: every item of hers is there, no secret is.
+        let export = try #require(try annClient.ok("account_export")["export"] as? JSONObject)
+        let exportText = JSON.text(export)
+        #expect((export["account"] as? JSONObject)?["username"] as? String == "ann")
+        #expect((export["profile"] as? JSONObject)?["display_name"] as? String == Self.displayName, "\(export["profile"] ?? "")")
+        #expect(exportText.contains(avatar) && exportText.contains(ann.memoryPhoto))
+        #expect(((export["identities"] as? [JSONObject]) ?? []).map { $0["subject"] as? String } == [Self.subject])
+        #expect(((export["sessions"] as? [JSONObject]) ?? []).map { $0["device"] as? String } == ["ann's phone"])
+        #expect(export["friends"] as? [String] == ["carol"], "bob's block ended their friendship")
+        #expect(exportText.contains(chatText) && exportText.contains("ann's words to bob"))
+        #expect(((export["posts"] as? [JSONObject]) ?? []).map { JSON.int($0["id"]) } == [keptPost], "the removed post is not hers any more")
+        #expect(((export["comments"] as? [JSONObject]) ?? []).map { $0["text"] as? String } == ["ann on carol's post"])
+        #expect(((export["likes"] as? [Any]) ?? []).map { JSON.int($0) } == [carolPost])
+        #expect(((export["places"] as? [JSONObject]) ?? []).map { $0["label"] as? String } == ["home"])
+        #expect(((export["memories"] as? [JSONObject]) ?? []).map { $0["title"] as? String } == ["Berlin"])
+        #expect(((export["photos"] as? [JSONObject]) ?? []).count == 2)
+        #expect(!exportText.contains(annToken), "no session token")
 
         // Deletion needs a fresh sign-in: no password (she has none), nor a stale or a foreign token.
         #expect(try annClient.errorCode("account_delete", ["password": ProtocolClient.password]) == "invalid_credentials")

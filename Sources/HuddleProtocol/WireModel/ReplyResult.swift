@@ -49,6 +49,8 @@ public indirect enum ReplyResult: Sendable, Equatable {
     case reportFiled(UInt64)
     /// `GET /api/v1/reports`.
     case reports(ReportPage)
+    /// `account_export`: `{"export": {…}}`.
+    case export(JSONValue)
     /// A keyed write's first result sent again to its retry (protocol.md, "Retries"), marked
     /// `"duplicate": true`.
     case duplicate(ReplyResult)
@@ -90,6 +92,7 @@ public indirect enum ReplyResult: Sendable, Equatable {
         case .sessions(let list): return list.result
         // Reports.
         case .reportFiled(let id): return .object([("report", .integer(id))])
+        case .export(let data): return .object([("export", data)])
         case .reports(let page): return page.result
         case .duplicate(let first):
             guard case .object(let members) = first.json else { return first.json }
@@ -138,6 +141,8 @@ public indirect enum ReplyResult: Sendable, Equatable {
             // Reports.
             { .reportFiled(try $0.requiredUInt64("report")) },
             { .reports(try ReportPage(result: $0)) },
+            { guard case .object(let members) = $0, members.count == 1, let data = $0["export"] else { throw WireFormatError("not an export") }
+                return .export(data) },
         ]
         var found: [ReplyResult] = []
         for reading in readings {
