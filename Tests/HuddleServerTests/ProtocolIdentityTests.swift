@@ -87,6 +87,7 @@ import Testing
             ("invalid_identity_token", "not.a.token", [:]),
             ("invalid_identity_token", String(repeating: "a", count: 9000), [:]),
             ("invalid_identity_token", Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: "s", nonce: "n-1")), ["nonce": "n-2"]),
+            ("invalid_identity_token", Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: "s", nonce: String(repeating: "n", count: 257))), [:]),
         ]
         for (expected, token, fields) in cases {
             #expect(try code(token, fields) == expected, "\(expected)")
