@@ -181,6 +181,8 @@ public final class HuddleCore {
 
         // Identities.
         case let .createIdentityAccount(username, email, identity, time):
+            // `handle` made sure the name was free; an account already there is never replaced.
+            guard durableState.accounts[username] == nil else { break }
             durableState.accounts.insert(UserRecord(username: username, email: email, credentials: nil, createdAt: time))
             usernames.insert(username)
             durableState.identities.link(identity, to: username)

@@ -18,7 +18,10 @@ extension CoreRunner {
                 var token: String?
                 if let requestID { token = secrets[ref]?[requestID]?.token }
                 if let requestID { secrets[ref]?[requestID] = nil }
-                if case .failure(let error) = reply { metrics.countError(error.code.rawValue) }
+                if case .failure(let error) = reply {
+                    metrics.countError(error.code.rawValue)
+                    logIfIdentityRefusal(error, on: ref)
+                }
                 let text = ReplyEncoding.message(reply, id: requestID, token: token)
                 sendReply(text, to: ref, requestID)
                 return text.count

@@ -102,12 +102,18 @@ final class IdentityVerifier: Sendable {
         guard let subject = claims.subject, !subject.isEmpty, subject.utf8.count <= 255 else {
             return .failure(CoreError(.invalidIdentityToken, "the token's sub is missing or longer than 255 bytes"))
         }
+        // Spent nonces are kept until their token expires: each must be small.
+        if let nonce = claims.nonce, nonce.utf8.count > Self.maxNonceBytes {
+            return .failure(CoreError(.invalidIdentityToken, "the token's nonce is longer than \(Self.maxNonceBytes) bytes"))
+        }
         let email = claims.emailVerified ? claims.email?.lowercased() : nil
         let proposed = claims.preferredUsername ?? email.map { String($0.prefix { $0 != "@" }) }
         return .success(VerifiedIdentity(
             issuer: issuer, subject: subject, email: email, proposedUsername: proposed.map(Self.usernameProposal), nonce: claims.nonce,
             expiresAt: claims.expiresAt?.milliseconds ?? Int64.max, issuedAt: claims.issuedAt?.milliseconds))
     }
+
+    static let maxNonceBytes = 256
 
     /// A username made of what a token offers: lowercased, only `a-z 0-9 _`, 32 characters at
     /// most; the core judges whether it is valid and free.

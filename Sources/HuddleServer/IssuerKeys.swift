@@ -48,8 +48,10 @@ final class IssuerKeys: Sendable {
         return state.withLock { state in
             if let key = state.keys?.key(for: keyID) { return .success(key) }
             let named = keyID.map { "key \"\($0)\"" } ?? "key (the token names none)"
-            if let error = state.lastError, state.keys == nil {
-                return .failure(CoreError(.unknownKey, "the issuer's keys cannot be loaded (\(error)); try again later"))
+            if state.keys == nil {
+                // Another verifier thread may be loading them for the first time.
+                let why = state.lastError.map { "cannot be loaded (\($0))" } ?? "are still being loaded"
+                return .failure(CoreError(.unknownKey, "the issuer's keys \(why); try again later"))
             }
             return .failure(CoreError(.unknownKey, "the issuer's key set has no \(named): a stale or foreign key"))
         }

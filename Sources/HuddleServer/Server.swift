@@ -112,7 +112,7 @@ public final class Server {
         runner.pushGateway = pushGateway
         let identitySignIns = try configuration.identity.isEnabled ? IdentitySignIns(
             verifier: IdentityVerifier(settings: configuration.identity, metrics: metrics.identity, download: JWKSDownload.get),
-            threads: 1, sessionTTLMilliseconds: Int64(configuration.sessionTTLMilliseconds), logger: logger) : nil
+            threads: 2, sessionTTLMilliseconds: Int64(configuration.sessionTTLMilliseconds), logger: logger) : nil
         runner.identitySignIns = identitySignIns
         let resetMailer = try configuration.passwordResetWebhook.map {
             try PasswordResetMailer(

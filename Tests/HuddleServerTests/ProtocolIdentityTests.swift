@@ -87,6 +87,7 @@ import Testing
             ("invalid_identity_token", "not.a.token", [:]),
             ("invalid_identity_token", String(repeating: "a", count: 9000), [:]),
             ("invalid_identity_token", Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: "s", nonce: "n-1")), ["nonce": "n-2"]),
+            ("invalid_identity_token", Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: "s", nonce: String(repeating: "n", count: 257))), [:]),
         ]
         for (expected, token, fields) in cases {
             #expect(try code(token, fields) == expected, "\(expected)")
@@ -102,6 +103,7 @@ import Testing
         #expect(clash["code"] as? String == "username_taken")
         #expect((clash["message"] as? String)?.contains("identity_link") == true)
         try await server.waitForLog("code=unknown_key")
+        try await server.waitForLog("code=nonce_reused")
         let log = server.logText
         #expect(log.contains("identity token refused"))
         #expect(!log.contains(withNonce) && !log.contains(String(withNonce.split(separator: ".")[1])), "a token is never logged")
@@ -192,6 +194,7 @@ import Testing
         let left = try gus.ok("identity_unlink", ["issuer": idp.issuer, "subject": "gus-google"])
         #expect((left["identities"] as? [JSONObject])?.map { $0["subject"] as? String } == ["gus-apple"])
         _ = try gus.ok("identity_unlink", ["issuer": idp.issuer, "subject": "gus-apple"])  // gus has a password
+        for code in ["identity_taken", "last_sign_in_method", "identity_not_found"] { try await server.waitForLog("code=\(code)") }
         // Free again: it now makes an account of its own.
         let freed = try ProtocolClient(port: server.port).ok("identity_signin", ["token": Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: "gus-google")), "username": "gus2"])
         #expect((freed["user"] as? JSONObject)?["username"] as? String == "gus2")
