@@ -1,4 +1,3 @@
-import HuddleCrypto
 import HuddleIO
 import HuddleProtocol
 import Logging
@@ -77,24 +76,12 @@ final class PasswordResetMailer: @unchecked Sendable {
         let body = JSONWriter.bytes(.object([
             ("username", .string(username)), ("email", .string(email)), ("code", .string(code)), ("expires_at", .integer(expiresAt)),
         ]))
-        let mail = Mail(username: username, request: request(carrying: body))
+        let mail = Mail(username: username, request: webhook.post(body, signingKey: signingKey))
         loop.execute { [self] in
             guard ready.count + backingOff + inFlight.count < Self.capacity else { return drop(mail, because: "the mail queue is full") }
             ready.append(mail)
             pump()
         }
-    }
-
-    /// The whole POST, signed like the push webhook's requests when a secret is set.
-    private func request(carrying body: [UInt8]) -> [UInt8] {
-        var head = "POST \(webhook.target) HTTP/1.1\r\nHost: \(webhook.hostHeader)\r\nUser-Agent: huddle\r\n"
-        head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
-        if let signingKey {
-            let signature = Crypto.hmacSHA256(key: signingKey, message: body)
-            head += "X-Huddle-Signature: sha256=\(Hex.encode(signature))\r\n"
-        }
-        head += "\r\n"
-        return Array(head.utf8) + body
     }
 
     /// Starts the oldest ready mails while request slots are free.

@@ -1,5 +1,4 @@
 import HuddleCore
-import HuddleCrypto
 import HuddleIO
 import HuddleProtocol
 import Logging
@@ -115,23 +114,9 @@ final class PushGateway: @unchecked Sendable {
         let payload = PushPayload.json(
             id: notification.id, user: notification.user, kind: notification.kind.rawValue, title: notification.title, body: body,
             badge: notification.badge, target: notification.target, from: notification.from, time: notification.time)
-        let delivery = PushDelivery(id: notification.id, user: notification.user, kind: notification.kind.rawValue, request: request(carrying: payload))
+        let delivery = PushDelivery(id: notification.id, user: notification.user, kind: notification.kind.rawValue, request: webhook.post(payload, signingKey: signingKey))
         if let dropped = queue.append(delivery) { droppedForRoom(dropped) }
         pump()
-    }
-
-    /// The whole POST. The signature covers the exact body bytes, so a receiver verifies
-    /// before parsing.
-    private func request(carrying body: [UInt8]) -> [UInt8] {
-        var head = "POST \(webhook.target) HTTP/1.1\r\nHost: \(webhook.hostHeader)\r\nUser-Agent: huddle\r\n"
-        head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
-        if let signingKey {
-            let signature = Crypto.hmacSHA256(key: signingKey, message: body)
-            let hex = signature.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-            head += "X-Huddle-Signature: sha256=\(hex)\r\n"
-        }
-        head += "\r\n"
-        return Array(head.utf8) + body
     }
 
     /// Starts as many due notifications as free request slots allow, then arms the retry timer.
