@@ -207,15 +207,18 @@ import Testing
         nodes.step(.logout(carol, requestID: "o", all: true))
 
         // Moderation and deletion: the operator removes a chat message (a tombstone told to its
-        // subscribers), then deletes dave, bob's friend with a message in the room.
+        // subscribers), then deletes dave, bob's friend with a message in the room and a photo
+        // (whose file only the deciding node removes).
         nodes.step(.removeContent(requestID: "rm", .publication(channel: "chat:alice~bob", offset: 1)))
-        let (dave, _) = nodes.signUp("dave")
+        let (dave, daveSession) = nodes.signUp("dave")
+        nodes.step(.recordPhoto(caller: ConnectionRef(loop: 9, serial: 2), tokenHash: daveSession.tokenHash, hash: String(repeating: "cd", count: 32), size: 10))
         nodes.onBoth(dave) { .subscribe($0, requestID: "s", channel: "room:lobby", since: nil) }
         nodes.step(.sendFriendRequest(dave, requestID: "f", user: "bob", message: ""))
         nodes.step(.answerFriendRequest(bob, requestID: "f", user: "dave", accept: true))
         nodes.step(.publish(dave, requestID: "p", channel: "room:lobby", type: "message", data: "{}"))
         let deletion = nodes.step(.deleteUser(requestID: "du", username: "dave"))
         #expect(deletion.commands.contains { if case .eraseUser("dave", _) = $0 { true } else { false } })
+        #expect(deletion.outputs.contains(.removePhotoFiles([String(repeating: "cd", count: 32)])))
 
         // A short session whose device went away, then time: expiries, purges, trims, grace.
         let (bobTablet, _) = nodes.logIn("bob", lifetime: 60_000)
