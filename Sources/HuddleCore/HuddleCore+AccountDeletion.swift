@@ -82,6 +82,8 @@ extension HuddleCore {
         let prior = priorFacts(of: command)
         record(command, into: &step)
         tellLive(after: command, prior: prior, at: time, into: &step)
+        // The deciding node removes the files (in cluster mode the photos' directory is shared).
+        if !prior.orphanedPhotos.isEmpty { step.outputs.append(.removePhotoFiles(prior.orphanedPhotos)) }
     }
 
     /// What `eraseUser` removes that this node's connections and disk must hear of, read before

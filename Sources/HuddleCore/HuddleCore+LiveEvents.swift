@@ -11,7 +11,8 @@ extension HuddleCore {
     /// afterwards.
     struct PriorFacts {
         var pointExisted = false
-        /// `eraseUser`: the publications it turns into tombstones, the photos nobody else owns.
+        /// `eraseUser`: the publications it turns into tombstones (told to their subscribers), and
+        /// the photos nobody else owns (removed from disk by the deciding node).
         var erasedPublications: [(channel: String, offset: UInt64)] = []
         var orphanedPhotos: [String] = []
     }
@@ -122,7 +123,6 @@ extension HuddleCore {
         case let .eraseUser(user, time):
             close(connections.connections(of: user), reason: Self.accountDeletedReason, at: time, into: &step)
             for (channel, offset) in prior.erasedPublications { tellRemoval(of: offset, in: channel, at: time, into: &step) }
-            if !prior.orphanedPhotos.isEmpty { step.outputs.append(.removePhotoFiles(prior.orphanedPhotos)) }
         }
     }
 

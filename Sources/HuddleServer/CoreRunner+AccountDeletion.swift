@@ -18,7 +18,8 @@ extension CoreRunner {
         }
     }
 
-    /// Counts a logged turn's deletions on /metrics (`DeletionMetrics`).
+    /// Counts a logged turn's deletions on /metrics (`DeletionMetrics`), on the node that
+    /// decided them.
     func countDeletions(in commands: [CoreCommand]) {
         for command in commands {
             switch command {

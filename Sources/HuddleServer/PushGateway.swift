@@ -96,7 +96,7 @@ final class PushGateway: @unchecked Sendable {
     func submit(report: ModerationReport) {
         loop.execute { [self] in
             let delivery = PushDelivery(
-                id: "report-\(report.id)", user: report.reporter, kind: "report", request: request(carrying: JSONWriter.bytes(report.json)))
+                id: "report-\(report.id)", user: report.reporter, kind: "report", request: webhook.post(JSONWriter.bytes(report.json), signingKey: signingKey))
             if let dropped = queue.append(delivery) { droppedForRoom(dropped) }
             pump()
         }

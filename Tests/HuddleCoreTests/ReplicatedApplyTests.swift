@@ -264,15 +264,18 @@ import Testing
         nodes.step(.logout(carol, requestID: "o", all: true))
 
         // Moderation and deletion: the operator removes a chat message (a tombstone told to its
-        // subscribers), then deletes erin, bob's friend with a message in the room.
+        // subscribers), then deletes erin, bob's friend with a message in the room and a photo
+        // (whose file only the deciding node removes).
         nodes.step(.removeContent(requestID: "rm", .publication(channel: "chat:alice~bob", offset: 1)))
-        let (erin, _) = nodes.signUp("erin")
+        let (erin, erinSession) = nodes.signUp("erin")
+        nodes.step(.recordPhoto(caller: ConnectionRef(loop: 9, serial: 2), tokenHash: erinSession.tokenHash, hash: String(repeating: "cd", count: 32), size: 10))
         nodes.onBoth(erin) { .subscribe($0, requestID: "s", channel: "room:lobby", since: nil) }
         nodes.step(.sendFriendRequest(erin, requestID: "f", user: "bob", message: ""))
         nodes.step(.answerFriendRequest(bob, requestID: "f", user: "erin", accept: true))
         nodes.step(.publish(erin, requestID: "p", channel: "room:lobby", type: "message", data: "{}"))
         let deletion = nodes.step(.deleteUser(requestID: "du", username: "erin"))
         #expect(deletion.commands.contains { if case .eraseUser("erin", _) = $0 { true } else { false } })
+        #expect(deletion.outputs.contains(.removePhotoFiles([String(repeating: "cd", count: 32)])))
 
         // A short session whose device went away, then time: expiries, purges, trims, grace.
         let (bobTablet, _) = nodes.logIn("bob", lifetime: 60_000)

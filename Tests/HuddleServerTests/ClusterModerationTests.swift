@@ -16,7 +16,11 @@ import Testing
         let elsewhere = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(1))
         let (bob, _) = try ProtocolClient.signedUp("bob", port: cluster.port(1))
 
-        // A block on node 2, enforced on node 1 once applied there.
+        // A block on node 2, enforced on node 1 once applied there. First node 1 knows bob, or
+        // "hidden" below would hold before his signup got there, and the report fail.
+        try await cluster.untilHolds("node 1 knows bob") {
+            try alice.ok("user_search", ["prefix": "b"])["users"] as? [String] == ["bob"]
+        }
         try bob.ok("block", ["user": "alice"])
         try await cluster.untilHolds("node 1 hides bob from alice") {
             try alice.ok("user_search", ["prefix": "b"])["users"] as? [String] == []

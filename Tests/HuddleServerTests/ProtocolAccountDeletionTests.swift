@@ -25,12 +25,7 @@ import Testing
     /// bob's post, sets a place, turns an activity on (matching bob), and keeps a memory with a
     /// photo only she owns and one bob uploaded too.
     private func populate(port: Int) throws -> World {
-        let (alice, aliceToken) = try ProtocolClient.signedUp("alice", port: port)
-        let (bob, bobToken) = try ProtocolClient.signedUp("bob", port: port)
-        try alice.ok("friend_request", ["user": "bob"])
-        try bob.ok("friend_accept", ["user": "alice"])
-        _ = try alice.nextEvent("presence")
-        _ = try bob.nextEvent("presence")
+        let (alice, aliceToken, bob, bobToken) = try ProtocolClient.friends("alice", "bob", port: port)
         try alice.publish(Self.chat, "hi bob")
         try bob.publish(Self.chat, "hi alice")
         try bob.publish("room:lobby", "bob first")

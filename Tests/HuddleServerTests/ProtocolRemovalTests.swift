@@ -11,12 +11,7 @@ import Testing
     static let room = "chat:alice~bob"
 
     private func friends(port: Int) throws -> (alice: ProtocolClient, bob: ProtocolClient) {
-        let (alice, _) = try ProtocolClient.signedUp("alice", port: port)
-        let (bob, _) = try ProtocolClient.signedUp("bob", port: port)
-        try alice.ok("friend_request", ["user": "bob"])
-        try bob.ok("friend_accept", ["user": "alice"])
-        _ = try alice.nextEvent("presence")
-        _ = try bob.nextEvent("presence")
+        let (alice, _, bob, _) = try ProtocolClient.friends("alice", "bob", port: port)
         return (alice, bob)
     }
 
