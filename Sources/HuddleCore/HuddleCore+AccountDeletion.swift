@@ -123,9 +123,9 @@ extension HuddleCore {
     }
 }
 
-/// What proves that the person asking to delete an account holds it. Another way to sign in
-/// (an identity provider's fresh ID token) adds its case here and its check in
-/// `beginAccountDeletion`.
+/// What proves that the person asking to delete an account holds it: here its password. A
+/// fresh ID-token sign-in proves it too, verified off the core as sign-ins are and decided in
+/// `identityVerified` (`IdentityProof.Purpose.deleteAccount`).
 public enum AccountDeletionProof: Sendable, Equatable {
     case password(String)
 }
