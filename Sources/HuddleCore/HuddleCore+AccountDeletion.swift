@@ -11,9 +11,8 @@ extension HuddleCore {
     static let accountDeletedReason = "account deleted"
 
     /// `account_delete`: checks the caller's password off the core thread, as a login does (the
-    /// same failure limit and hash lanes), then `finishAccountDeletion`. The hook for other
-    /// proofs (a fresh sign-in with an identity provider's ID token) is `AccountDeletionProof`:
-    /// a proof the core can judge itself goes straight to `deleteAccount`.
+    /// same failure limit and hash lanes), then `finishAccountDeletion`. A fresh ID-token
+    /// sign-in is the other proof (`AccountDeletionProof`'s note).
     func beginAccountDeletion(
         _ connection: ConnectionRef, requestID: String, proof: AccountDeletionProof, at time: Int64, into step: inout CoreStep
     ) {
