@@ -242,6 +242,17 @@ import Testing
         nodes.step(CoreRequest(connection: dora, requestID: "i", .identityVerified(IdentityProof(
             purpose: .link, identity: identity("d-2", nil), refusal: nil, session: nodes.a.newSession()))))
         nodes.step(CoreRequest(connection: dora, requestID: "u", .operation(.identityUnlink(issuer: "https://idp.test", subject: "d-1"))))
+        // An account made by an identity, deleted with a fresh sign-in of it.
+        let fay = nodes.a.connect()
+        let faySession = nodes.a.newSession()
+        nodes.step(CoreRequest(connection: fay, requestID: "i", .identityVerified(IdentityProof(
+            purpose: .signIn(username: "fay"), identity: identity("f-1", nil), refusal: nil, session: faySession))))
+        nodes.mirror(fay, signedInWith: faySession)
+        var fresh = identity("f-1", "n-f")
+        fresh.issuedAt = nodes.a.time
+        let erased = nodes.step(CoreRequest(connection: fay, requestID: "d", .identityVerified(IdentityProof(
+            purpose: .deleteAccount, identity: fresh, refusal: nil, session: nodes.a.newSession()))))
+        #expect(erased.commands.contains { if case .eraseUser("fay", _) = $0 { true } else { false } })
         // Blocking: between friends (bob and carol crossed requests), what an unfriending tells;
         // one lifted, one kept. carol signs in again: her reset above revoked her sessions.
         let (carolAgain, _) = nodes.logIn("carol", lifetime: CoreHarness.sessionLifetime)
