@@ -71,4 +71,5 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case photoQuotaExceeded = "photo_quota_exceeded"
     // Moderation and deletion.
     case publicationNotFound = "publication_not_found"
+    case commentNotFound = "comment_not_found"
 }

@@ -30,7 +30,7 @@ enum ReplyEncoding {
     private static func httpStatus(_ code: CoreErrorCode) -> Int {
         switch code {
         case .forbidden: return 403
-        case .publicationNotFound, .postNotFound, .userNotFound: return 404
+        case .publicationNotFound, .postNotFound, .commentNotFound, .userNotFound: return 404
         default: return 400
         }
     }
