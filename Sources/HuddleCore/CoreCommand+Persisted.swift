@@ -138,6 +138,8 @@ extension CoreCommand: PersistedValue {
             .variant("removePublication", [("channel", channel.persisted), ("offset", offset.persisted), ("time", time.persisted)])
         case .eraseUser(let username, let time):
             .variant("eraseUser", [("username", username.persisted), ("time", time.persisted)])
+        case .removeComment(let post, let comment, let time):
+            .variant("removeComment", [("post", post.persisted), ("comment", comment.persisted), ("time", time.persisted)])
         }
     }
 
@@ -266,6 +268,8 @@ extension CoreCommand: PersistedValue {
             self = .removePublication(channel: try f("channel"), offset: try f("offset"), time: try f("time"))
         case "eraseUser":
             self = .eraseUser(username: try f("username"), time: try f("time"))
+        case "removeComment":
+            self = .removeComment(post: try f("post"), comment: try f("comment"), time: try f("time"))
         default:
             throw variant.unknown()
         }

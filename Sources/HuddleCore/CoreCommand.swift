@@ -144,4 +144,6 @@ public enum CoreCommand: Sendable, Equatable {
     /// The account is deleted: every state component erases the user (`HuddleCore.eraseUser`),
     /// and the username is quarantined. Logged after the `removeFriend`s that told the friends.
     case eraseUser(username: Username, time: Int64)
+    /// The operator removed the comment (the post's comment counter stays).
+    case removeComment(post: UInt64, comment: UInt64, time: Int64)
 }

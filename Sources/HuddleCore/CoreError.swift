@@ -105,4 +105,5 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case contentNotFound = "content_not_found"
     // Moderation and deletion.
     case publicationNotFound = "publication_not_found"
+    case commentNotFound = "comment_not_found"
 }

@@ -84,6 +84,8 @@ extension CoreRequestBody {
             return [("kind", .string("remove_publication")), ("channel", .string(channel)), ("offset", .integer(offset))]
         case .removeContent(.post(let id)):
             return [("kind", .string("remove_post")), ("post", .integer(id))]
+        case .removeContent(.comment(let post, let comment)):
+            return [("kind", .string("remove_comment")), ("post", .integer(post)), ("comment", .integer(comment))]
         case let .deleteUser(username):
             return [("kind", .string("delete_user")), ("username", .string(username))]
         case let .finishAccountDeletion(username, passwordMatched, address):
@@ -199,6 +201,9 @@ extension CoreRequestBody {
         case "remove_post":
             guard let id = f["post"]?.uint64Value else { return nil }
             self = .removeContent(.post(id))
+        case "remove_comment":
+            guard let post = f["post"]?.uint64Value, let comment = f["comment"]?.uint64Value else { return nil }
+            self = .removeContent(.comment(post: post, comment: comment))
         case "delete_user":
             guard let username = string("username") else { return nil }
             self = .deleteUser(username: username)

@@ -120,6 +120,14 @@ public struct Feed: Sendable, Equatable {
         return (comments, liked)
     }
 
+    /// The operator removed a comment; returns false when there was no such comment.
+    @discardableResult
+    mutating func removeComment(_ comment: UInt64, from post: UInt64) -> Bool {
+        guard let index = postsByID[post]?.comments.firstIndex(where: { $0.id == comment }) else { return false }
+        postsByID[post]!.comments.remove(at: index)
+        return true
+    }
+
     /// Account deletion: the user's posts (with their likes and comments), and their likes and
     /// comments on everyone else's posts. O(posts): a scan, as deletions are rare.
     mutating func erase(_ user: Username) {

@@ -23,6 +23,14 @@ extension HuddleCore {
             record(command, into: &step)
             reply(nil, requestID, .done, into: &step)
             tellLive(after: command, at: time, into: &step)
+        case let .comment(id, comment):
+            guard durableState.feed[id]?.comments.contains(where: { $0.id == comment }) == true else {
+                return fail(nil, requestID, CoreError(.commentNotFound, "no comment \(comment) on post \(id)"), into: &step)
+            }
+            let command = CoreCommand.removeComment(post: id, comment: comment, time: time)
+            record(command, into: &step)
+            reply(nil, requestID, .done, into: &step)
+            tellLive(after: command, at: time, into: &step)
         }
     }
 

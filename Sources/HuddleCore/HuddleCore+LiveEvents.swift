@@ -123,6 +123,9 @@ extension HuddleCore {
         case let .eraseUser(user, time):
             close(connections.connections(of: user), reason: Self.accountDeletedReason, at: time, into: &step)
             for (channel, offset) in prior.erasedPublications { tellRemoval(of: offset, in: channel, at: time, into: &step) }
+        case let .removeComment(id, comment, time):
+            guard let post = durableState.feed[id] else { break }
+            tellViewers(of: post.author, .commentRemoved(post: id, author: post.author, comment: comment, comments: post.comments.count, time: time), into: &step)
         }
     }
 

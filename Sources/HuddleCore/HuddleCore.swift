@@ -231,6 +231,8 @@ public final class HuddleCore {
             durableState.channels.remove(channel, at: offset)
         case let .eraseUser(username, time):
             eraseUser(username, at: time)
+        case let .removeComment(post, comment, _):
+            durableState.feed.removeComment(comment, from: post)
         }
         return stored
     }

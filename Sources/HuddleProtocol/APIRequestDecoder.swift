@@ -25,7 +25,8 @@ public enum APIRequestDecoder {
         }
     }
 
-    /// `POST /api/v1/remove`: `{"channel": …, "offset": …}` (a publication) or `{"post": …}`.
+    /// `POST /api/v1/remove`: `{"channel": …, "offset": …}` (a publication), `{"post": …}` or
+    /// `{"post": …, "comment": …}`.
     public static func removal(_ body: [UInt8], limits: ProtocolLimits) -> Result<RemovedContent, RequestError> {
         Result { () throws(RequestError) -> RemovedContent in
             let arguments = RequestArguments(members: try parseBody(body, limits: limits), id: nil)
@@ -33,7 +34,9 @@ public enum APIRequestDecoder {
                 guard arguments.value("channel") == nil, arguments.value("offset") == nil else {
                     throw arguments.badRequest("give either post, or channel and offset")
                 }
-                return .post(try arguments.positiveInteger("post"))
+                let post = try arguments.positiveInteger("post")
+                if arguments.value("comment") != nil { return .comment(post: post, comment: try arguments.positiveInteger("comment")) }
+                return .post(post)
             }
             return .publication(channel: try arguments.string("channel"), offset: try arguments.positiveInteger("offset"))
         }

@@ -53,7 +53,7 @@ extension CoreCommand {
     /// A deletion whose content must leave the disk soon: the runner then snapshots twice.
     var erasesContent: Bool {
         switch self {
-        case .eraseUser, .removePublication: true
+        case .eraseUser, .removePublication, .removeComment: true
         default: false
         }
     }

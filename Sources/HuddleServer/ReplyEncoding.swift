@@ -30,7 +30,7 @@ enum ReplyEncoding {
     private static func httpStatus(_ code: CoreErrorCode) -> Int {
         switch code {
         case .forbidden: return 403
-        case .userNotFound, .reportNotFound, .publicationNotFound, .postNotFound: return 404
+        case .userNotFound, .reportNotFound, .publicationNotFound, .postNotFound, .commentNotFound: return 404
         default: return 400
         }
     }
