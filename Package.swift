@@ -35,8 +35,9 @@ let package = Package(
         ),
         // Event loops, sockets, timers, TLS, worker threads. Knows nothing of HTTP or WebSocket.
         .target(name: "HuddleIO", dependencies: ["CHuddleShims"]),
-        // Hashes, HMAC, key derivation and secure randomness over OpenSSL's libcrypto.
-        .target(name: "HuddleCrypto", dependencies: ["CHuddleShims"]),
+        // Hashes, HMAC, key derivation and secure randomness over OpenSSL's libcrypto; JWS/JWT
+        // verification (RS256, ES256, HS256) with JWKs, whose JSON it reads with HuddleProtocol's parser.
+        .target(name: "HuddleCrypto", dependencies: ["CHuddleShims", "HuddleProtocol"]),
         // HTTP/1.1 heads and upgrade, ws/http URLs, RFC 6455 framing, RFC 7692 permessage-deflate:
         // pure state machines, no sockets.
         .target(name: "HuddleWebSocket", dependencies: ["CHuddleShims"]),
@@ -111,6 +112,9 @@ let package = Package(
         .testTarget(name: "HuddleProtocolTests", dependencies: ["HuddleProtocol"]),
         .testTarget(name: "HuddleCoreTests", dependencies: ["HuddleCore", "HuddleProtocol"], exclude: ["Records/Golden"]),
         .testTarget(name: "HuddleStoreTests", dependencies: ["HuddleStore"]),
+        .testTarget(name: "HuddleCryptoTests", dependencies: ["HuddleCrypto", "HuddleProtocol", "JWTTestSupport"]),
+        // Keys made with libcrypto and tokens signed with them, for the JWT tests (unit and end to end).
+        .target(name: "JWTTestSupport", dependencies: ["CHuddleShims", "HuddleCrypto"], path: "Tests/JWTTestSupport"),
         .testTarget(name: "HuddleRedisTests", dependencies: ["HuddleRedis", "HuddleIO", "CHiredis", "ChildProcessExit", "RedisTestSupport"]),
         // The server's state machines in process, without sockets (reply order, reply audit).
         .testTarget(
@@ -129,7 +133,7 @@ let package = Package(
             name: "HuddleServerTests",
             dependencies: [
                 "HuddleWebSocket", "HuddleIO", "HuddleCrypto", "HuddleProtocol", "HuddleClient", "ChildProcessExit", "CHuddleShims",
-                "RedisTestSupport",
+                "RedisTestSupport", "JWTTestSupport",
             ],
             exclude: ["Python", "Data"]
         ),

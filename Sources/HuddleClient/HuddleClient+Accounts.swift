@@ -36,7 +36,8 @@ extension HuddleClient {
         }
     }
 
-    private func signIn(_ operation: Operation, completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
+    /// A sign-in op whose result is an account session: it becomes the client's session.
+    func signIn(_ operation: Operation, completion: @escaping (Result<HuddleSession, HuddleClientError>) -> Void) {
         request(operation, reading: AccountSession.init(result:)) { [self] outcome in
             if case .success(let session) = outcome { signedIn(session) }
             completion(outcome)

@@ -63,6 +63,9 @@ extension HuddleClient {
             emit(.memory(change, time: time))
         case .feed(let change):
             emit(.feed(change))
+        // Profiles have no typed client event yet: the application reads the message itself.
+        case .profile:
+            emit(.other(name: name, message: message))
         case nil:
             emit(.other(name: name, message: message))
         }

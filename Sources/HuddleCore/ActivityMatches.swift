@@ -37,6 +37,13 @@ public struct ActivityMatches: Sendable, Equatable {
             if byUser[user]?.isEmpty == true { byUser[user] = nil }
         }
     }
+
+    /// Account deletion: every match of the user.
+    mutating func erase(_ user: Username) {
+        for (partner, activities) in byUser[user] ?? [:] {
+            for activity in activities.keys { end(user, partner, activity: activity) }
+        }
+    }
 }
 
 /// `{users: [a, b], activity, since}` objects, a < b, by a, b, then activity.

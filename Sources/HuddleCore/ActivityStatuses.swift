@@ -63,6 +63,12 @@ public struct ActivityStatuses: Sendable {
             for status in statuses.values { expiries.push(ActivityExpiry(time: status.expiresAt, user: user, activity: status.activity)) }
         }
     }
+
+    /// Account deletion: every status of the user (their leftover expiry entries are skipped
+    /// when popped, as a cleared status's are).
+    mutating func erase(_ user: Username) {
+        for activity in Array(statuses(of: user).keys) { clear(activity, of: user) }
+    }
 }
 
 extension ActivityStatuses: Equatable {

@@ -15,6 +15,9 @@ public struct Channel: Sendable, Equatable {
     /// publish is found in O(1). Derived from `retained` (rebuilt when decoding), and trimmed
     /// with it, so an id is remembered exactly as long as its publication is kept.
     private var offsetsByClientID: [ClientPublicationID: UInt64] = [:]
+    /// Offsets of the retained tombstones, ascending: unread counts skip them in O(log n).
+    /// Derived from `retained` (rebuilt when decoding), and trimmed with it.
+    private var removedOffsets: [UInt64] = []
 
     init(epoch: String) {
         self.epoch = epoch
@@ -51,7 +54,44 @@ public struct Channel: Sendable, Equatable {
             // A later publication may have reused the id after this one; only drop our own entry.
             if offsetsByClientID[key] == firstRetainedOffset { offsetsByClientID[key] = nil }
         }
+        if removedOffsets.first == firstRetainedOffset { removedOffsets.removeFirst() }
         retained.removeFirst()
+    }
+
+    /// Whether `offset` holds a retained publication that is not a tombstone yet.
+    func canRemove(at offset: UInt64) -> Bool {
+        offset >= firstRetainedOffset && offset <= lastOffset && !retained[Int(offset - firstRetainedOffset)].removed
+    }
+
+    /// Turns the publication at `offset` into a tombstone: offsets stay contiguous, and what was
+    /// written (type, from, data, client id) is gone. Returns false when there is nothing to
+    /// remove there (not retained, or a tombstone already).
+    @discardableResult
+    mutating func remove(at offset: UInt64) -> Bool {
+        guard canRemove(at: offset) else { return false }
+        let index = Int(offset - firstRetainedOffset)
+        let stored = retained[index]
+        if let clientID = stored.clientID {
+            let key = ClientPublicationID(from: stored.from, clientID: clientID)
+            if offsetsByClientID[key] == offset { offsetsByClientID[key] = nil }
+        }
+        retained[index] = stored.tombstone
+        removedOffsets.insert(offset, at: Feed.countOfIDs(in: removedOffsets, below: offset))
+        return true
+    }
+
+    /// How many tombstones lie in `after + 1 ... lastOffset`: removed publications are not unread.
+    func removedCount(after offset: UInt64) -> UInt64 {
+        UInt64(removedOffsets.count - Feed.countOfIDs(in: removedOffsets, below: offset + 1))
+    }
+
+    /// Offsets of the retained publications `user` published (tombstones excluded), oldest first.
+    func offsets(publishedBy user: Username) -> [UInt64] {
+        var found: [UInt64] = []
+        for index in 0..<retained.count where retained[index].from == user && !retained[index].removed {
+            found.append(firstRetainedOffset + UInt64(index))
+        }
+        return found
     }
 
     /// When the oldest retained publication passes `limit`'s age; nil when none is retained.
@@ -82,7 +122,8 @@ public struct Channel: Sendable, Equatable {
         let stored = retained[Int(offset - firstRetainedOffset)]
         return Publication(
             channel: channel, epoch: epoch, offset: offset,
-            type: stored.type, from: stored.from, data: stored.data, time: stored.time, clientID: stored.clientID
+            type: stored.type, from: stored.from, data: stored.data, time: stored.time, clientID: stored.clientID,
+            removed: stored.removed
         )
     }
 
@@ -106,6 +147,7 @@ extension Channel: PersistedValue {
             throw RecordDecodingError("\(retained.count) publications retained but the last offset is \(lastOffset)")
         }
         for index in 0..<retained.count {
+            if retained[index].removed { removedOffsets.append(firstRetainedOffset + UInt64(index)) }
             if let clientID = retained[index].clientID {
                 offsetsByClientID[ClientPublicationID(from: retained[index].from, clientID: clientID)] = firstRetainedOffset + UInt64(index)
             }

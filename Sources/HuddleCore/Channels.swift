@@ -34,6 +34,43 @@ public struct Channels: Sendable, Equatable {
 }
 
 extension Channels {
+    /// Account deletion. The channels that are the user's own or shared with one other user —
+    /// `inbox:USER`, `loc:USER` and every `chat:` room with them — are dropped whole (a channel
+    /// of that name made later starts a new epoch); in every other channel the user's
+    /// publications become tombstones. O(retained publications): a scan, as deletions are rare.
+    mutating func erase(_ user: Username) -> (dropped: Set<String>, removed: [(channel: String, offset: UInt64)]) {
+        var dropped = Set<String>()
+        var removed: [(channel: String, offset: UInt64)] = []
+        for name in byName.keys.sorted() {
+            if Self.isShared(name, onlyWith: user) {
+                dropped.insert(name)
+                continue
+            }
+            for offset in byName[name]!.offsets(publishedBy: user) {
+                byName[name]!.remove(at: offset)
+                removed.append((name, offset))
+            }
+        }
+        for name in dropped { byName[name] = nil }
+        return (dropped, removed)
+    }
+
+    /// Whether the channel belongs to `user` alone or to `user` and one other.
+    static func isShared(_ name: String, onlyWith user: Username) -> Bool {
+        switch (try? ChannelName(parsing: name))?.kind {
+        case .inbox(let owner), .loc(let owner): owner == user
+        case .chat(let first, let second): first == user || second == user
+        case .room, nil: false
+        }
+    }
+
+    /// Leaves a tombstone at `offset` of `name` (`Channel.remove(at:)`); false when there is
+    /// nothing to remove there.
+    @discardableResult
+    mutating func remove(_ name: String, at offset: UInt64) -> Bool {
+        byName[name]?.remove(at: offset) ?? false
+    }
+
     /// Drops the channel's publications past `limit`'s age at `time` (`Channel.trimExpired`).
     mutating func trimExpired(_ name: String, at time: Int64, limit: HistoryLimit) {
         byName[name]?.trimExpired(at: time, limit: limit)

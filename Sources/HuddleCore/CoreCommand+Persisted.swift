@@ -89,6 +89,57 @@ extension CoreCommand: PersistedValue {
             ])
         case .forgetKeptResults(let before, let time):
             .variant("forgetKeptResults", [("before", before.persisted), ("time", time.persisted)])
+        // Identities.
+        case .createIdentityAccount(let username, let email, let identity, let time):
+            .variant("createIdentityAccount", [
+                ("username", username.persisted), ("email", email.persisted), ("identity", identity.persisted), ("time", time.persisted),
+            ])
+        case .linkIdentity(let username, let identity, let time):
+            .variant("linkIdentity", [("username", username.persisted), ("identity", identity.persisted), ("time", time.persisted)])
+        case .unlinkIdentity(let username, let issuer, let subject, let time):
+            .variant("unlinkIdentity", [
+                ("username", username.persisted), ("issuer", issuer.persisted), ("subject", subject.persisted), ("time", time.persisted),
+            ])
+        case .spendNonce(let issuer, let nonce, let expiresAt, let time):
+            .variant("spendNonce", [("issuer", issuer.persisted), ("nonce", nonce.persisted), ("expiresAt", expiresAt.persisted), ("time", time.persisted)])
+        // Profiles and sessions.
+        case .setProfile(let user, let displayName, let avatar, let time):
+            .variant("setProfile", [
+                ("user", user.persisted), ("displayName", displayName?.persisted), ("avatar", avatar?.persisted), ("time", time.persisted),
+            ])
+        case .seeSession(let username, let tokenHash, let time):
+            .variant("seeSession", [("username", username.persisted), ("tokenHash", tokenHash.persisted), ("time", time.persisted)])
+        // Passwords.
+        case .setCredentials(let username, let credentials, let time):
+            .variant("setCredentials", [("username", username.persisted), ("credentials", credentials.persisted), ("time", time.persisted)])
+        case .issuePasswordReset(let username, let codeHash, let expiresAt, let time):
+            .variant("issuePasswordReset", [
+                ("username", username.persisted), ("codeHash", codeHash.persisted), ("expiresAt", expiresAt.persisted), ("time", time.persisted),
+            ])
+        case .failPasswordReset(let username, let time):
+            .variant("failPasswordReset", [("username", username.persisted), ("time", time.persisted)])
+        case .resetPassword(let username, let credentials, let time):
+            .variant("resetPassword", [("username", username.persisted), ("credentials", credentials.persisted), ("time", time.persisted)])
+        // Blocking.
+        case .block(let user, let blocked, let time):
+            .variant("block", [("user", user.persisted), ("blocked", blocked.persisted), ("time", time.persisted)])
+        case .unblock(let user, let blocked, let time):
+            .variant("unblock", [("user", user.persisted), ("blocked", blocked.persisted), ("time", time.persisted)])
+        // Moderation.
+        case .suspend(let user, let reason, let until, let time):
+            .variant("suspend", [("user", user.persisted), ("reason", reason.persisted), ("until", until?.persisted), ("time", time.persisted)])
+        case .unsuspend(let user, let time):
+            .variant("unsuspend", [("user", user.persisted), ("time", time.persisted)])
+        case .fileReport(let report):
+            .variant("fileReport", [("report", report.persisted)])
+        case .resolveReport(let id, let action, let note, let time):
+            .variant("resolveReport", [("id", id.persisted), ("action", action.persisted), ("note", note.persisted), ("time", time.persisted)])
+        case .removePublication(let channel, let offset, let time):
+            .variant("removePublication", [("channel", channel.persisted), ("offset", offset.persisted), ("time", time.persisted)])
+        case .eraseUser(let username, let time):
+            .variant("eraseUser", [("username", username.persisted), ("time", time.persisted)])
+        case .removeComment(let post, let comment, let time):
+            .variant("removeComment", [("post", post.persisted), ("comment", comment.persisted), ("time", time.persisted)])
         }
     }
 
@@ -176,6 +227,49 @@ extension CoreCommand: PersistedValue {
             self = .keepResult(user: try f("user"), op: try f("op"), clientID: try f("clientID"), reply: try f("reply"), time: try f("time"))
         case "forgetKeptResults":
             self = .forgetKeptResults(before: try f("before"), time: try f("time"))
+        // Identities.
+        case "createIdentityAccount":
+            self = .createIdentityAccount(username: try f("username"), email: try f("email"), identity: try f("identity"), time: try f("time"))
+        case "linkIdentity":
+            self = .linkIdentity(username: try f("username"), identity: try f("identity"), time: try f("time"))
+        case "unlinkIdentity":
+            self = .unlinkIdentity(username: try f("username"), issuer: try f("issuer"), subject: try f("subject"), time: try f("time"))
+        case "spendNonce":
+            self = .spendNonce(issuer: try f("issuer"), nonce: try f("nonce"), expiresAt: try f("expiresAt"), time: try f("time"))
+        // Profiles and sessions.
+        case "setProfile":
+            self = .setProfile(user: try f("user"), displayName: try f.optional("displayName"), avatar: try f.optional("avatar"), time: try f("time"))
+        case "seeSession":
+            self = .seeSession(username: try f("username"), tokenHash: try f("tokenHash"), time: try f("time"))
+        // Passwords.
+        case "setCredentials":
+            self = .setCredentials(username: try f("username"), credentials: try f("credentials"), time: try f("time"))
+        case "issuePasswordReset":
+            self = .issuePasswordReset(username: try f("username"), codeHash: try f("codeHash"), expiresAt: try f("expiresAt"), time: try f("time"))
+        case "failPasswordReset":
+            self = .failPasswordReset(username: try f("username"), time: try f("time"))
+        case "resetPassword":
+            self = .resetPassword(username: try f("username"), credentials: try f("credentials"), time: try f("time"))
+        // Blocking.
+        case "block":
+            self = .block(user: try f("user"), blocked: try f("blocked"), time: try f("time"))
+        case "unblock":
+            self = .unblock(user: try f("user"), blocked: try f("blocked"), time: try f("time"))
+        // Moderation.
+        case "suspend":
+            self = .suspend(user: try f("user"), reason: try f("reason"), until: try f.optional("until"), time: try f("time"))
+        case "unsuspend":
+            self = .unsuspend(user: try f("user"), time: try f("time"))
+        case "fileReport":
+            self = .fileReport(try f("report"))
+        case "resolveReport":
+            self = .resolveReport(id: try f("id"), action: try f("action"), note: try f("note"), time: try f("time"))
+        case "removePublication":
+            self = .removePublication(channel: try f("channel"), offset: try f("offset"), time: try f("time"))
+        case "eraseUser":
+            self = .eraseUser(username: try f("username"), time: try f("time"))
+        case "removeComment":
+            self = .removeComment(post: try f("post"), comment: try f("comment"), time: try f("time"))
         default:
             throw variant.unknown()
         }

@@ -97,4 +97,53 @@ public enum CoreCommand: Sendable, Equatable {
     case keepResult(user: Username, op: String, clientID: String, reply: CoreReply, time: Int64)
     /// Every kept result older than `before` is forgotten; emitted by `tick`.
     case forgetKeptResults(before: Int64, time: Int64)
+
+    // Identities.
+    /// A first sign-in with `identity` made the account: no password; `email` is "" when the
+    /// token had no verified one. The session follows as `openSession`.
+    case createIdentityAccount(username: Username, email: String, identity: LinkedIdentity, time: Int64)
+    case linkIdentity(username: Username, identity: LinkedIdentity, time: Int64)
+    case unlinkIdentity(username: Username, issuer: String, subject: String, time: Int64)
+    /// An ID token's nonce, spent until the token's `exp` (milliseconds).
+    case spendNonce(issuer: String, nonce: String, expiresAt: Int64, time: Int64)
+    // Profiles and sessions.
+    /// The user's whole profile now (nil: unset); the avatar is a photo the user owned then.
+    case setProfile(user: Username, displayName: String?, avatar: String?, time: Int64)
+    /// A sign-in used the session at `time` (its last seen); logged at most once per session
+    /// per `CoreConfiguration.sessionSeenIntervalMilliseconds`.
+    case seeSession(username: Username, tokenHash: [UInt8], time: Int64)
+
+    // Passwords.
+    /// `password_change`: the user's new verifier.
+    case setCredentials(username: Username, credentials: Credentials, time: Int64)
+    /// A reset code for the user (its SHA-256), replacing any earlier one.
+    case issuePasswordReset(username: Username, codeHash: [UInt8], expiresAt: Int64, time: Int64)
+    /// A wrong code tried against the user's; at `HuddleCore.resetAttemptsPerCode` the code is gone.
+    case failPasswordReset(username: Username, time: Int64)
+    /// The reset code was used: the user's new verifier, and the code gone.
+    case resetPassword(username: Username, credentials: Credentials, time: Int64)
+    // Blocking. A block is logged after the commands that undid what the two had (the
+    // friendship, requests either way, with their notices), in the same turn.
+    case block(user: Username, blocked: Username, time: Int64)
+    /// Restores nothing: the friendship and requests the block removed stay gone.
+    case unblock(user: Username, blocked: Username, time: Int64)
+
+    // Moderation.
+    /// The operator suspended `user` (again: the new reason and end replace the old); their
+    /// live connections close on every node.
+    case suspend(user: Username, reason: String, until: Int64?, time: Int64)
+    case unsuspend(user: Username, time: Int64)
+    /// A user's report, its content captured as `handle` found it (the report's id from
+    /// `Reports.lastID`).
+    case fileReport(ModerationReport)
+    case resolveReport(id: UInt64, action: String, note: String, time: Int64)
+    // Moderation and deletion.
+    /// The publication at `offset` becomes a tombstone (`Channel.remove(at:)`): removed by the
+    /// operator, or as one its deleted publisher wrote.
+    case removePublication(channel: String, offset: UInt64, time: Int64)
+    /// The account is deleted: every state component erases the user (`HuddleCore.eraseUser`),
+    /// and the username is quarantined. Logged after the `removeFriend`s that told the friends.
+    case eraseUser(username: Username, time: Int64)
+    /// The operator removed the comment (the post's comment counter stays).
+    case removeComment(post: UInt64, comment: UInt64, time: Int64)
 }

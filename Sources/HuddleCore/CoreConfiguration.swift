@@ -75,6 +75,22 @@ public struct CoreConfiguration: Sendable {
     /// How often `tick` forgets expired results of users who made no keyed write since.
     public var keptResultSweepMilliseconds: Int64 = 60 * 60_000
 
+    // Identities.
+    /// Identities one account may link.
+    public var maxIdentitiesPerUser = 10
+    /// ID-token nonces kept spent (each until its token's `exp`): beyond it, sign-ins with a
+    /// nonce are refused `busy` until tokens expire. Every core replaying the log must use the same.
+    public var maxSpentNonces = 100_000
+    public var spentNoncesRetryMilliseconds: Int64 = 60_000
+    /// `account_delete` with an ID token: its `iat` at most this long ago (a fresh sign-in).
+    public var freshSignInMilliseconds: Int64 = 5 * 60_000
+    /// Sessions (protocol.md, "Sessions"): an `auth` logs the session's new last seen only when
+    /// the one recorded is older than this, so reconnecting clients cost the log little.
+    public var sessionSeenIntervalMilliseconds: Int64 = 60 * 60_000
+    /// Whether the server can mail reset codes (`--password-reset-webhook`): without it
+    /// `password_reset_request` and `password_reset` are `unavailable`.
+    public var passwordResetEnabled = false
+
     public init() {}
 
     func historyLimit(for namespace: ChannelNamespace) -> HistoryLimit {

@@ -27,6 +27,19 @@ public struct CoreDurableState: Sendable, Equatable {
     public internal(set) var photos = PhotoOwnership()
     // Keyed writes.
     public internal(set) var keptResults = KeptResults()
+    // Identities.
+    public internal(set) var identities = Identities()
+    // Profiles.
+    public internal(set) var profiles = Profiles()
+    // Passwords.
+    public internal(set) var passwordResets = PasswordResets()
+    // Blocking.
+    public internal(set) var blocks = Blocks()
+    // Moderation.
+    public internal(set) var suspensions = Suspensions()
+    public internal(set) var reports = Reports()
+    // Moderation and deletion.
+    public internal(set) var quarantinedUsernames = UsernameQuarantine()
 
     public init() {}
 }
@@ -53,6 +66,20 @@ extension CoreDurableState: PersistedValue {
             ("photos", photos.persisted),
             // Keyed writes.
             ("keptResults", keptResults.persisted),
+            // Identities: left out while there are none, so a state without any encodes as before.
+            ("identities", identities.isEmpty ? nil : identities.persisted),
+            // Profiles: written only once someone has one, so a state without any encodes as before.
+            ("profiles", profiles.count == 0 ? nil : profiles.persisted),
+            // Passwords, likewise.
+            ("passwordResets", passwordResets.count == 0 ? nil : passwordResets.persisted),
+            // Blocking and moderation: left out while empty, so a state without them encodes
+            // as it did before they existed (the format 1 golden snapshot).
+            ("blocks", blocks.blockCount == 0 ? nil : blocks.persisted),
+            ("suspensions", suspensions.count == 0 ? nil : suspensions.persisted),
+            ("reports", reports.lastID == 0 ? nil : reports.persisted),
+            // Moderation and deletion: written only once a name is held, so a state without
+            // deletions encodes as before.
+            ("quarantinedUsernames", quarantinedUsernames.count == 0 ? nil : quarantinedUsernames.persisted),
         ])
     }
 
@@ -75,5 +102,18 @@ extension CoreDurableState: PersistedValue {
         photos = try f.optional("photos") ?? PhotoOwnership()
         // Keyed writes.
         keptResults = try f.optional("keptResults") ?? KeptResults()
+        // Identities.
+        identities = try f.optional("identities") ?? Identities()
+        // Profiles.
+        profiles = try f.optional("profiles") ?? Profiles()
+        // Passwords.
+        passwordResets = try f.optional("passwordResets") ?? PasswordResets()
+        // Blocking.
+        blocks = try f.optional("blocks") ?? Blocks()
+        // Moderation.
+        suspensions = try f.optional("suspensions") ?? Suspensions()
+        reports = try f.optional("reports") ?? Reports()
+        // Moderation and deletion.
+        quarantinedUsernames = try f.optional("quarantinedUsernames") ?? UsernameQuarantine()
     }
 }

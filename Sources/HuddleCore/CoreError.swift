@@ -69,4 +69,41 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     case tooManyPoints = "too_many_points"
     case tooManyPhotos = "too_many_photos"
     case photoQuotaExceeded = "photo_quota_exceeded"
+    // Identities.
+    /// An ID token or app token that is malformed, unsigned, signed with another key or algorithm.
+    case invalidIdentityToken = "invalid_identity_token"
+    /// Past its `exp`, before its `nbf`, or issued (`iat`) in the future.
+    case identityTokenExpired = "identity_token_expired"
+    case wrongAudience = "wrong_audience"
+    case unknownIssuer = "unknown_issuer"
+    /// The token names a key (`kid`) its issuer's key set does not hold, even refreshed.
+    case unknownKey = "unknown_key"
+    case nonceReused = "nonce_reused"
+    /// The identity signs into another account already.
+    case identityTaken = "identity_taken"
+    case identityNotFound = "identity_not_found"
+    /// Unlinking would leave the account with no way to sign in (no password, no other identity).
+    case lastSignInMethod = "last_sign_in_method"
+    case tooManyIdentities = "too_many_identities"
+    // Profiles and sessions.
+    case invalidDisplayName = "invalid_display_name"
+    case sessionNotFound = "session_not_found"
+    case invalidCode = "invalid_code"
+    // Blocking.
+    case alreadyBlocked = "already_blocked"
+    case notBlocked = "not_blocked"
+    case userBlocked = "user_blocked"
+    case tooManyBlocks = "too_many_blocks"
+    // Moderation.
+    case accountSuspended = "account_suspended"
+    case notSuspended = "not_suspended"
+    case reportNotFound = "report_not_found"
+    case alreadyReported = "already_reported"
+    case alreadyResolved = "already_resolved"
+    case tooManyReports = "too_many_reports"
+    case reportsLimited = "reports_limited"
+    case contentNotFound = "content_not_found"
+    // Moderation and deletion.
+    case publicationNotFound = "publication_not_found"
+    case commentNotFound = "comment_not_found"
 }

@@ -55,6 +55,38 @@ extension CoreOutput: PersistedValue {
             .variant("memoryChanged", [("_0", change.persisted), ("to", to.persisted)])
         case .photoAccess(let caller, let access):
             .variant("photoAccess", [("caller", caller.persisted), ("_1", access.persisted)])
+        // Profiles.
+        case .profileChanged(let user, let profile, let time, let to):
+            .variant("profileChanged", [
+                ("user", user.persisted), ("displayName", profile.displayName?.persisted), ("avatar", profile.avatar?.persisted),
+                ("time", time.persisted), ("to", to.persisted),
+            ])
+        // Passwords.
+        case .changePassword(let connection, let requestID, let username, let credentials, let oldPassword, let newPassword, let revokeOthers, let address):
+            .variant("changePassword", [
+                ("connection", connection.persisted), ("requestID", requestID.persisted), ("username", username.persisted),
+                ("credentials", credentials.persisted), ("oldPassword", oldPassword.persisted), ("newPassword", newPassword.persisted),
+                ("revokeOthers", revokeOthers.persisted), ("address", address.persisted),
+            ])
+        case .mailPasswordReset(let connection, let requestID, let username, let email, let expiresAt):
+            .variant("mailPasswordReset", [
+                ("connection", connection.persisted), ("requestID", requestID.persisted), ("username", username.persisted), ("email", email.persisted),
+                ("expiresAt", expiresAt.persisted),
+            ])
+        case .hashResetPassword(let connection, let requestID, let username, let codeHash, let newPassword, let address):
+            .variant("hashResetPassword", [
+                ("connection", connection.persisted), ("requestID", requestID.persisted), ("username", username.persisted),
+                ("codeHash", codeHash.persisted), ("newPassword", newPassword.persisted), ("address", address.persisted),
+            ])
+        case .reportFiled(let report):
+            .variant("reportFiled", [("_0", report.persisted)])
+        case .verifyAccountDeletion(let connection, let requestID, let username, let credentials, let password, let address):
+            .variant("verifyAccountDeletion", [
+                ("connection", connection.persisted), ("requestID", requestID.persisted), ("username", username.persisted),
+                ("credentials", credentials.persisted), ("password", password.persisted), ("address", address.persisted),
+            ])
+        case .removePhotoFiles(let hashes):
+            .variant("removePhotoFiles", [("_0", hashes.persisted)])
         }
     }
 
@@ -85,6 +117,29 @@ extension CoreOutput: PersistedValue {
         case "pushNotification": self = .pushNotification(try f("_0"))
         case "memoryChanged": self = .memoryChanged(try f("_0"), to: try f("to"))
         case "photoAccess": self = .photoAccess(caller: try f("caller"), try f("_1"))
+        // Profiles.
+        case "profileChanged":
+            self = .profileChanged(
+                user: try f("user"), UserProfile(displayName: try f.optional("displayName"), avatar: try f.optional("avatar")), time: try f("time"),
+                to: try f("to"))
+        // Passwords.
+        case "changePassword":
+            self = .changePassword(
+                try f("connection"), requestID: try f("requestID"), username: try f("username"), credentials: try f("credentials"),
+                oldPassword: try f("oldPassword"), newPassword: try f("newPassword"), revokeOthers: try f("revokeOthers"), address: try f("address"))
+        case "mailPasswordReset":
+            self = .mailPasswordReset(
+                try f("connection"), requestID: try f("requestID"), username: try f("username"), email: try f("email"), expiresAt: try f("expiresAt"))
+        case "hashResetPassword":
+            self = .hashResetPassword(
+                try f("connection"), requestID: try f("requestID"), username: try f("username"), codeHash: try f("codeHash"),
+                newPassword: try f("newPassword"), address: try f("address"))
+        case "reportFiled": self = .reportFiled(try f("_0"))
+        case "verifyAccountDeletion":
+            self = .verifyAccountDeletion(
+                try f("connection"), requestID: try f("requestID"), username: try f("username"), credentials: try f("credentials"),
+                password: try f("password"), address: try f("address"))
+        case "removePhotoFiles": self = .removePhotoFiles(try f("_0"))
         default: throw variant.unknown()
         }
     }

@@ -47,4 +47,34 @@ public enum CoreOutput: Sendable, Equatable {
     case memoryChanged(MemoryChange, to: [ConnectionRef])
     /// The answer to a photo request (`CoreRequest.authorizePhotoUpload` and the like).
     case photoAccess(caller: ConnectionRef, PhotoAccess)
+
+    // Profiles.
+    /// A `profile` event: `user`'s whole profile now, for the live connections of the user's
+    /// friends and the user's own, sorted.
+    case profileChanged(user: Username, UserProfile, time: Int64, to: [ConnectionRef])
+
+    // Passwords.
+    /// `password_change`: verify `oldPassword` against `credentials` on a password worker and,
+    /// if it matches, hash `newPassword`; then send `CoreRequest.finishPasswordChange`.
+    case changePassword(
+        ConnectionRef, requestID: String, username: Username, credentials: Credentials, oldPassword: String, newPassword: String,
+        revokeOthers: Bool, address: String)
+    /// A reset code was issued: hand the code the server drew for this request to the mail
+    /// webhook, for `email`. Never logged, and no reply depends on it.
+    case mailPasswordReset(ConnectionRef, requestID: String, username: Username, email: String, expiresAt: Int64)
+    /// The reset code matched: hash `newPassword`, then send `CoreRequest.finishPasswordReset`.
+    case hashResetPassword(ConnectionRef, requestID: String, username: Username, codeHash: [UInt8], newPassword: String, address: String)
+    // Reports.
+    /// A new report, for the report webhook. Made by the node that decided it only (a replay
+    /// makes none); the report itself is durable, so a hand-off lost in a restart is still in
+    /// the operator's list.
+    case reportFiled(ModerationReport)
+    // Moderation and deletion.
+    /// `account_delete`: check the password off the core thread (in the login lane), then send
+    /// `CoreRequest.finishAccountDeletion` with the same connection, request ID and address.
+    case verifyAccountDeletion(ConnectionRef, requestID: String, username: Username, credentials: Credentials, password: String, address: String)
+    /// The photos with these hashes have no owner left (an account was deleted): remove their
+    /// files, off the core thread. Never logged: a replay makes none (a file left by a crash
+    /// before its removal is found by the start-up sweep of unowned photos).
+    case removePhotoFiles([String])
 }

@@ -7,6 +7,8 @@ extension CoreReply: PersistedValue {
         switch self {
         case .failure(let error):
             .variant("failure", [("_0", error.persisted)])
+        case .identities(let identities):
+            .variant("identities", [("_0", identities.persisted)])
         case .account(let user, let expiresAt, let isNewSession):
             .variant("account", [("user", user.persisted), ("expiresAt", expiresAt.persisted), ("isNewSession", isNewSession.persisted)])
         case .revoked(let count):
@@ -31,12 +33,14 @@ extension CoreReply: PersistedValue {
             .variant("disconnected", [("count", count.persisted)])
         case .done:
             .variant("done")
-        case .users(let users):
-            .variant("users", [("_0", users.persisted)])
+        case .users(let users, let profiles):
+            .variant("users", [("_0", users.persisted), ("profiles", profiles.count == 0 ? nil : profiles.persisted)])
         case .friendRequestSent(let becameFriends):
             .variant("friendRequestSent", [("becameFriends", becameFriends.persisted)])
-        case .friendRequests(let incoming, let outgoing):
-            .variant("friendRequests", [("incoming", incoming.persisted), ("outgoing", outgoing.persisted)])
+        case .friendRequests(let incoming, let outgoing, let profiles):
+            .variant("friendRequests", [
+                ("incoming", incoming.persisted), ("outgoing", outgoing.persisted), ("profiles", profiles.count == 0 ? nil : profiles.persisted),
+            ])
         case .friends(let friends):
             .variant("friends", [("_0", friends.persisted)])
         case .alreadyPublished(let epoch, let offset, let time):
@@ -84,6 +88,18 @@ extension CoreReply: PersistedValue {
             .variant("memoryPoint", [("memory", memory.persisted), ("_1", point.persisted)])
         case .keptMemory(let memory, let pointCount):
             .variant("keptMemory", [("_0", memory.persisted), ("pointCount", pointCount.persisted)])
+        // Profiles and sessions.
+        case .profile(let user, let profile):
+            .variant("profile", [("user", user.persisted), ("displayName", profile.displayName?.persisted), ("avatar", profile.avatar?.persisted)])
+        case .sessions(let sessions, let total):
+            .variant("sessions", [("_0", sessions.persisted), ("total", total.persisted)])
+        // Reports.
+        case .reportFiled(let id):
+            .variant("reportFiled", [("id", id.persisted)])
+        case .export(let data):
+            .variant("export", [("_0", data)])
+        case .reports(let page):
+            .variant("reports", [("reports", page.reports.persisted), ("nextAfter", page.nextAfter?.persisted)])
         }
     }
 
@@ -92,6 +108,7 @@ extension CoreReply: PersistedValue {
         let f = variant.fields
         switch variant.name {
         case "failure": self = .failure(try f("_0"))
+        case "identities": self = .identities(try f("_0"))
         case "account": self = .account(user: try f("user"), expiresAt: try f("expiresAt"), isNewSession: try f("isNewSession"))
         case "revoked": self = .revoked(count: try f("count"))
         case "subscribed":
@@ -107,9 +124,10 @@ extension CoreReply: PersistedValue {
         case "presence": self = .presence(channel: try f("channel"), users: try f("users"))
         case "disconnected": self = .disconnected(count: try f("count"))
         case "done": self = .done
-        case "users": self = .users(try f("_0"))
+        case "users": self = .users(try f("_0"), profiles: try f.optional("profiles") ?? Profiles())
         case "friendRequestSent": self = .friendRequestSent(becameFriends: try f("becameFriends"))
-        case "friendRequests": self = .friendRequests(incoming: try f("incoming"), outgoing: try f("outgoing"))
+        case "friendRequests":
+            self = .friendRequests(incoming: try f("incoming"), outgoing: try f("outgoing"), profiles: try f.optional("profiles") ?? Profiles())
         case "friends": self = .friends(try f("_0"))
         case "alreadyPublished": self = .alreadyPublished(epoch: try f("epoch"), offset: try f("offset"), time: try f("time"))
         case "duplicate": self = .duplicate(try f("_0"))
@@ -135,6 +153,16 @@ extension CoreReply: PersistedValue {
         case "memories": self = .memories(try f("_0"))
         case "memoryPoint": self = .memoryPoint(memory: try f("memory"), try f("_1"))
         case "keptMemory": self = .keptMemory(try f("_0"), pointCount: try f("pointCount"))
+        // Profiles and sessions.
+        case "profile":
+            self = .profile(user: try f("user"), UserProfile(displayName: try f.optional("displayName"), avatar: try f.optional("avatar")))
+        case "sessions": self = .sessions(try f("_0"), total: try f("total"))
+        // Reports.
+        case "reportFiled": self = .reportFiled(id: try f("id"))
+        case "export":
+            guard let data = f.member("_0") else { throw RecordDecodingError("export without its data") }
+            self = .export(data)
+        case "reports": self = .reports(ReportPage(reports: try f("reports"), nextAfter: try f.optional("nextAfter")))
         default: throw variant.unknown()
         }
     }

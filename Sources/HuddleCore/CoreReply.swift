@@ -6,6 +6,8 @@ import HuddleProtocol
 /// `CoreReply+Persisted` spells them.
 public indirect enum CoreReply: Sendable, Equatable {
     case failure(CoreError)
+    /// `identities`, `identity_link`, `identity_unlink`: the account's identities, oldest first.
+    case identities([LinkedIdentity])
     /// signup and login (`isNewSession`: the server adds the token it generated), auth, whoami.
     case account(user: UserInfo, expiresAt: Int64, isNewSession: Bool)
     case revoked(count: Int)
@@ -20,12 +22,13 @@ public indirect enum CoreReply: Sendable, Equatable {
     case disconnected(count: Int)
     /// A request that changed something and has nothing more to say (`{}`).
     case done
-    /// `user_search`: matching usernames in byte order.
-    case users([Username])
+    /// `user_search`: matching usernames (by username in byte order, then by display name);
+    /// `profiles`: theirs that are set.
+    case users([Username], profiles: Profiles = Profiles())
     /// `friend_request`: `becameFriends` when it crossed a pending request from the other side.
     case friendRequestSent(becameFriends: Bool)
-    /// Both newest first.
-    case friendRequests(incoming: [FriendRequest], outgoing: [FriendRequest])
+    /// Both newest first; `profiles`: the other sides' that are set.
+    case friendRequests(incoming: [FriendRequest], outgoing: [FriendRequest], profiles: Profiles = Profiles())
     /// Sorted by username.
     case friends([FriendStatus])
     /// A publish retried with a `client_id` already kept: the first publication's position;
@@ -84,4 +87,17 @@ public indirect enum CoreReply: Sendable, Equatable {
     /// A result without points (`memory_update`), as kept for a retry: the memory with its
     /// points left out, so a kept result stays small, and how many it had.
     case keptMemory(StoredMemory, pointCount: Int)
+
+    // Profiles and sessions.
+    /// `profile`, `profile_set`: the caller's own.
+    case profile(user: Username, UserProfile)
+    /// `sessions`: most recently seen first, at most `HuddleCore.maxListedSessions`; `total` all of them.
+    case sessions([SessionEntry], total: Int)
+    // Reports.
+    /// `report`: the new report's id.
+    case reportFiled(id: UInt64)
+    /// `GET /api/v1/reports`.
+    case reports(ReportPage)
+    /// `account_export`: the caller's data (`HuddleCore+Export`).
+    case export(JSONValue)
 }

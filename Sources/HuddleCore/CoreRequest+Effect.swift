@@ -44,6 +44,29 @@ extension Operation {
             .write
         case .memories, .memory:
             .pagedRead
+        // Identities.
+        case .identitySignIn, .identityLink, .identityUnlink, .appAuth:
+            .write
+        case .identities:
+            .read
+        // Profiles and sessions.
+        case .profile, .sessions:
+            .read
+        case .profileSet, .sessionRevoke, .passwordChange, .passwordResetRequest, .passwordReset:
+            .write
+        // Blocking.
+        case .block, .unblock:
+            .write
+        case .blocks:
+            .read
+        // Reports.
+        case .report:
+            .write
+        // Moderation and deletion.
+        case .accountDelete, .accountDeleteWithIdentity:
+            .write
+        case .accountExport:
+            .pagedRead
         }
     }
 }
@@ -53,20 +76,32 @@ extension CoreRequestBody {
         switch self {
         case .operation(let operation):
             operation.effect
-        case .beginSignUp, .beginLogin, .serverPublish:
+        case .beginSignUp, .beginLogin, .serverPublish, .removeContent, .deleteUser:
             .write
+        // Ends a password hash the core counts, like a login's second half.
+        case .finishAccountDeletion:
+            .read
         // The second halves are not refused: they end password hashes the core counts.
         case .signUp, .finishLogin, .authenticate, .disconnectUser:
             .read
+        case .moderation(let request):
+            request.effect
         // A photo upload is refused before its body is read, not after it was stored.
         case .authorizePhotoUpload, .recordPhoto:
             .write
         case .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick:
             .read
-        case .expireActivities:
+        case .expireActivities, .recordSessionsSeen:
             .write
+        // Passwords: as for sign-ins, the second halves end hashes the core counts.
+        case .requestPasswordReset, .beginPasswordReset:
+            .write
+        case .finishPasswordChange, .finishPasswordReset:
+            .read
         case .presenceElsewhere, .nodeGone, .localTick:
             .read
+        case .identityVerified:
+            .write
         }
     }
 }
@@ -91,7 +126,9 @@ extension CoreRequest {
 
     public var replyRoute: ReplyRoute {
         switch body {
-        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser:
+        case .operation, .beginSignUp, .signUp, .beginLogin, .finishLogin, .authenticate, .serverPublish, .disconnectUser, .identityVerified,
+             .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset, .moderation, .removeContent,
+             .deleteUser, .finishAccountDeletion:
             switch (connection, requestID) {
             case (let ref?, let id?): .connection(ref, requestID: id)
             case (nil, let id?): .api(requestID: id)
@@ -100,7 +137,7 @@ extension CoreRequest {
             }
         case .authorizePhotoUpload(let caller, _, _), .recordPhoto(let caller, _, _, _), .authorizePhotoRead(let caller, _, _):
             .photo(caller: caller)
-        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
+        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick:
             .none
         }
     }
@@ -111,11 +148,12 @@ extension CoreRequest {
     /// reply), and for HTTP API and photo requests, which have no connection the core knows.
     public var sender: (connection: ConnectionRef, requestID: String)? {
         switch body {
-        case .operation, .beginSignUp, .beginLogin, .authenticate:
+        case .operation, .beginSignUp, .beginLogin, .authenticate, .identityVerified, .requestPasswordReset, .beginPasswordReset:
             guard let connection, let requestID else { return nil }
             return (connection, requestID)
         case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
-             .connectionOpened, .connectionClosed, .tick, .expireActivities, .presenceElsewhere, .nodeGone, .localTick:
+             .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick,
+             .finishPasswordChange, .finishPasswordReset, .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
             return nil
         }
     }
@@ -124,9 +162,11 @@ extension CoreRequest {
     public var isSignIn: Bool {
         switch body {
         case .beginLogin, .authenticate: true
+        case .identityVerified(let proof): proof.purpose.opensASession
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
-             .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
-             .presenceElsewhere, .nodeGone, .localTick:
+             .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
+             .presenceElsewhere, .nodeGone, .localTick, .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset,
+             .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
             false
         }
     }

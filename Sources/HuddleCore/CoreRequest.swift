@@ -34,6 +34,7 @@ public struct CoreRequest: Sendable, Equatable {
 
     public static let tick = CoreRequest(.tick)
     public static let expireActivities = CoreRequest(.expireActivities)
+    public static let recordSessionsSeen = CoreRequest(.recordSessionsSeen)
 }
 
 /// What a request asks for: a client's op as the protocol decoded it, or one of the requests
@@ -70,6 +71,14 @@ public enum CoreRequestBody: Sendable, Equatable {
     case serverPublish(channel: String, type: String, data: String)
     /// Close every live connection of the user with 4001; sessions stay valid.
     case disconnectUser(username: String)
+    /// The operator's moderation calls (suspensions, reports).
+    case moderation(ModerationRequest)
+    /// The operator removes a publication (a tombstone at its offset) or a post.
+    case removeContent(RemovedContent)
+    /// The operator deletes an account (`DELETE /api/v1/users/NAME`).
+    case deleteUser(username: String)
+    /// The server's answer to `CoreOutput.verifyAccountDeletion`.
+    case finishAccountDeletion(username: Username, passwordMatched: Bool, address: String)
 
     // Photos over HTTP. `caller` is where the answer goes (`CoreOutput.photoAccess`): an HTTP
     // request the server registered, not a connection the core knows; the session token
@@ -94,6 +103,25 @@ public enum CoreRequestBody: Sendable, Equatable {
     /// writes the server holds it back (reads already treat such statuses as off), instead of
     /// making commands every tick that the log cannot take.
     case expireActivities
+    /// Periodic, with every `tick`, on every node: logs the last seen of the sessions this
+    /// node saw signing in or disconnecting, for those whose recorded one is older than
+    /// `CoreConfiguration.sessionSeenIntervalMilliseconds`. A write of its own, like
+    /// `expireActivities`, held back while storage refuses writes.
+    case recordSessionsSeen
+
+    // Passwords (protocol.md, "Passwords").
+
+    /// The server's answer to `CoreOutput.changePassword`: `verified` is the verifier the old
+    /// password was checked against; `newCredentials` the new password hashed, nil when the old
+    /// one did not match.
+    case finishPasswordChange(username: Username, verified: Credentials, newCredentials: Credentials?, revokeOthers: Bool, address: String)
+    /// `password_reset_request`: the server drew a code and keeps it for the mail; the core gets
+    /// its SHA-256 and when it expires.
+    case requestPasswordReset(login: String, address: String, codeHash: [UInt8], expiresAt: Int64)
+    /// `password_reset`, the code already hashed by the server.
+    case beginPasswordReset(login: String, address: String, codeHash: [UInt8], newPassword: String)
+    /// The server's answer to `CoreOutput.hashResetPassword`.
+    case finishPasswordReset(username: Username, codeHash: [UInt8], credentials: Credentials, address: String)
 
     // Cluster mode.
 
@@ -106,4 +134,10 @@ public enum CoreRequestBody: Sendable, Equatable {
     /// expired, throttle purges), for a node not holding the ticker lease: the durable part
     /// (purges, trims) reaches it as the ticker's commands.
     case localTick
+
+    // Identities.
+
+    /// An `identity_signin`, `identity_link` or `app_auth` whose token the server verified off
+    /// the core thread (or refused: the proof's `refusal` is the reply).
+    case identityVerified(IdentityProof)
 }

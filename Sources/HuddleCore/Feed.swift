@@ -105,6 +105,39 @@ public struct Feed: Sendable, Equatable {
         }
         return low - ids.startIndex
     }
+
+    /// Export: the user's comments on everyone else's posts, and the posts they like, by post
+    /// id. O(posts), as `erase`.
+    func contributions(of user: Username) -> (comments: [(post: UInt64, comment: FeedComment)], liked: [UInt64]) {
+        var comments: [(post: UInt64, comment: FeedComment)] = []
+        var liked: [UInt64] = []
+        for id in postsByID.keys.sorted() {
+            let post = postsByID[id]!
+            if post.likers.contains(user) { liked.append(id) }
+            guard post.author != user else { continue }
+            for comment in post.comments where comment.author == user { comments.append((id, comment)) }
+        }
+        return (comments, liked)
+    }
+
+    /// The operator removed a comment; returns false when there was no such comment.
+    @discardableResult
+    mutating func removeComment(_ comment: UInt64, from post: UInt64) -> Bool {
+        guard let index = postsByID[post]?.comments.firstIndex(where: { $0.id == comment }) else { return false }
+        postsByID[post]!.comments.remove(at: index)
+        return true
+    }
+
+    /// Account deletion: the user's posts (with their likes and comments), and their likes and
+    /// comments on everyone else's posts. O(posts): a scan, as deletions are rare.
+    mutating func erase(_ user: Username) {
+        for id in idsByAuthor[user] ?? [] { remove(post: id, author: user) }
+        for id in Array(postsByID.keys) {
+            let post = postsByID[id]!
+            guard post.likers.contains(user) || post.comments.contains(where: { $0.author == user }) else { continue }
+            postsByID[id]!.eraseContributions(of: user)
+        }
+    }
 }
 
 /// The post counter and the posts by id.

@@ -75,6 +75,13 @@ public struct Friendships: Sendable, Equatable {
             if friendsByUser[user]?.isEmpty == true { friendsByUser[user] = nil }
         }
     }
+
+    /// Account deletion: every friendship of the user and every request from or to them.
+    mutating func erase(_ user: Username) {
+        for friend in friends(of: user) { unfriend(user, friend) }
+        for recipient in Array(requestsBySender[user]?.keys ?? [:].keys) { removeRequest(from: user, to: recipient) }
+        for sender in sendersByRecipient[user] ?? [] { removeRequest(from: sender, to: user) }
+    }
 }
 
 /// Friendships as sorted pairs, and pending requests by sender, then recipient.

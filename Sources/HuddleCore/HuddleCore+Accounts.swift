@@ -8,12 +8,12 @@ extension HuddleCore {
     /// the bounded KDF work, then asks the server to hash the password.
     func beginSignUp(
         _ connection: ConnectionRef, requestID: String, username rawUsername: String, email rawEmail: String,
-        password: String, address: String, into step: inout CoreStep
+        password: String, address: String, at time: Int64, into step: inout CoreStep
     ) {
         guard connections[connection] != nil else { return }
         if let error = signUpRefusal(
             connection, username: rawUsername, email: rawEmail, passwordLength: password.count,
-            passwordEqualsUsername: password.lowercased() == rawUsername.lowercased())
+            passwordEqualsUsername: password.lowercased() == rawUsername.lowercased(), at: time)
         {
             return fail(connection, requestID, error, into: &step)
         }
@@ -33,7 +33,8 @@ extension HuddleCore {
     ) {
         guard connections[connection] != nil else { return }
         if let error = signUpRefusal(
-            connection, username: rawUsername, email: rawEmail, passwordLength: passwordLength, passwordEqualsUsername: passwordEqualsUsername)
+            connection, username: rawUsername, email: rawEmail, passwordLength: passwordLength, passwordEqualsUsername: passwordEqualsUsername,
+            at: time)
         {
             return fail(connection, requestID, error, into: &step)
         }
@@ -47,7 +48,8 @@ extension HuddleCore {
 
     /// The first signup rule the request breaks, in protocol.md's order of signup errors.
     private func signUpRefusal(
-        _ connection: ConnectionRef, username rawUsername: String, email rawEmail: String, passwordLength: Int, passwordEqualsUsername: Bool
+        _ connection: ConnectionRef, username rawUsername: String, email rawEmail: String, passwordLength: Int, passwordEqualsUsername: Bool,
+        at time: Int64
     ) -> CoreError? {
         guard connections[connection]?.identity == nil else { return Self.alreadySignedIn }
         guard let username = UsernameRules.canonical(rawUsername) else {
@@ -58,6 +60,9 @@ extension HuddleCore {
             return CoreError(.weakPassword, "a password is 8–128 characters and not the username")
         }
         guard durableState.accounts[username] == nil else { return CoreError(.usernameTaken, "the username \(username) is taken") }
+        if let until = durableState.quarantinedUsernames.heldUntil(username, at: time) {
+            return CoreError(.usernameTaken, "the username \(username) belonged to a deleted account; it is free again from \(until) (ms since the Unix epoch)")
+        }
         guard durableState.accounts.user(withEmail: email) == nil else { return CoreError(.emailTaken, "an account with this email exists") }
         return nil
     }
@@ -116,6 +121,7 @@ extension HuddleCore {
             return fail(connection, requestID, Self.wrongCredentials, into: &step)
         }
         loginThrottle.clearFailures(account: pending.account, address: pending.address)
+        if let refusal = suspensionRefusal(username, at: time) { return fail(connection, requestID, refusal, into: &step) }
         record(.openSession(username: username, session: session, time: time), into: &step)
         reply(connection, requestID, .account(user: user.info, expiresAt: session.expiresAt, isNewSession: true), into: &step)
         signIn(connection, as: ConnectionIdentity(username: username, tokenHash: session.tokenHash, expiresAt: session.expiresAt), into: &step)
@@ -131,12 +137,14 @@ extension HuddleCore {
             guard time < session.expiresAt else {
                 return refuseToken(connection, requestID, CoreError(.tokenExpired, "the session expired; log in again"), at: time, into: &step)
             }
+            if let refusal = suspensionRefusal(user.username, at: time) { return refuseToken(connection, requestID, refusal, at: time, into: &step) }
             if let requestID {
                 reply(connection, requestID, .account(user: user.info, expiresAt: session.expiresAt, isNewSession: false), into: &step)
             } else {
                 step.outputs.append(.sessionAccepted(connection, user: user.info, expiresAt: session.expiresAt))
             }
             let identity = ConnectionIdentity(username: user.username, tokenHash: tokenHash, expiresAt: session.expiresAt)
+            sessionsSeen.saw(tokenHash, at: time)
             return signIn(connection, as: identity, into: &step)
         } else {
             refusal = CoreError(.invalidToken, "unknown or revoked token")

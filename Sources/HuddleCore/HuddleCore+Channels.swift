@@ -245,7 +245,7 @@ extension HuddleCore {
     }
 
     /// The parsed name, or nil having replied `invalid_channel`.
-    private func channelName(_ text: String, _ connection: ConnectionRef?, _ requestID: String, into step: inout CoreStep) -> ChannelName? {
+    func channelName(_ text: String, _ connection: ConnectionRef?, _ requestID: String, into step: inout CoreStep) -> ChannelName? {
         do {
             return try ChannelName(parsing: text)
         } catch {

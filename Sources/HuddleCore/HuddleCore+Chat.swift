@@ -53,9 +53,12 @@ extension HuddleCore {
     }
 
     func unread(of user: Username, in channel: String) -> RoomUnread {
-        let last = durableState.channels[channel]?.lastOffset ?? 0
+        let stored = durableState.channels[channel]
+        let last = stored?.lastOffset ?? 0
         let read = min(durableState.readMarkers.offset(of: user, in: channel), last)
-        return RoomUnread(channel: channel, offset: last, read: read, unread: last - read)
+        // A removed publication is nothing to read.
+        let removed = stored?.removedCount(after: read) ?? 0
+        return RoomUnread(channel: channel, offset: last, read: read, unread: last - read - removed)
     }
 
     /// `chat:A~B` with the two names in byte order (protocol.md, "Channels").

@@ -18,7 +18,7 @@ extension HuddleCore {
         let id = durableState.feed.lastPostID + 1
         let command = CoreCommand.createPost(id: id, author: author, text: text, activity: activity, at: plannedAt, time: time)
         record(command, into: &step)
-        reply(connection, requestID, .feedPost(durableState.feed[id]!.view(for: author)), into: &step)
+        reply(connection, requestID, .feedPost(shown(durableState.feed[id]!.view(for: author))), into: &step)
         tellLive(after: command, at: time, into: &step)
     }
 
@@ -28,7 +28,9 @@ extension HuddleCore {
         var authors = friends(of: reader)
         authors.insert(reader)
         let page = durableState.feed.page(of: authors, before: before, limit: Self.pageSize(limit))
-        reply(connection, requestID, .feedPage(posts: page.posts.map { $0.view(for: reader) }, nextBefore: page.nextBefore), into: &step)
+        let blocks = durableState.blocks
+        let posts = page.posts.map { shown($0.view(for: reader) { blocks.eitherBlocks(reader, $0) }) }
+        reply(connection, requestID, .feedPage(posts: posts, nextBefore: page.nextBefore), into: &step)
     }
 
     func likePost(_ connection: ConnectionRef, requestID: String, post id: UInt64, liked: Bool?, at time: Int64, into step: inout CoreStep) {
@@ -57,7 +59,7 @@ extension HuddleCore {
         let comment = FeedComment(id: post.lastCommentID + 1, author: identity.username, text: text, time: time)
         let command = CoreCommand.addComment(post: id, id: comment.id, author: comment.author, text: text, time: time)
         record(command, into: &step)
-        reply(connection, requestID, .postComment(post: id, comment: comment, comments: durableState.feed[id]!.comments.count), into: &step)
+        reply(connection, requestID, .postComment(post: id, comment: shown(comment), comments: durableState.feed[id]!.comments.count), into: &step)
         tellLive(after: command, at: time, into: &step)
     }
 
@@ -68,7 +70,11 @@ extension HuddleCore {
               let post = visiblePost(id, to: identity.username, connection, requestID, into: &step)
         else { return }
         let page = post.comments(before: before, limit: Self.pageSize(limit))
-        reply(connection, requestID, .postComments(post: id, comments: page.comments, nextBefore: page.nextBefore), into: &step)
+        // Comments of users blocked either way are left out; the page may come out shorter,
+        // and `nextBefore` still pages on.
+        let blocks = durableState.blocks
+        let visible = page.comments.filter { !blocks.eitherBlocks(identity.username, $0.author) }
+        reply(connection, requestID, .postComments(post: id, comments: visible.map(shown), nextBefore: page.nextBefore), into: &step)
     }
 
     func deletePost(_ connection: ConnectionRef, requestID: String, post id: UInt64, at time: Int64, into step: inout CoreStep) {

@@ -12,8 +12,18 @@ extension HuddleCore {
         guard let identity = signedInIdentity(connection, requestID, into: &step) else { return }
         // Usernames are ASCII lowercase; folding the prefix the same way makes "Al" find "alice".
         let canonical = String(decoding: prefix.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
-        let found = usernames.search(prefix: canonical, limit: min(max(limit, 1), Self.maxSearchResults), excluding: identity.username)
-        reply(connection, requestID, .users(found), into: &step)
+        let bound = min(max(limit, 1), Self.maxSearchResults)
+        // Users blocked either way are not found, by username or display name.
+        let blocks = durableState.blocks
+        let me = identity.username
+        var found = usernames.search(prefix: canonical, limit: bound, excluding: me) { blocks.eitherBlocks(me, $0) }
+        // Then those found by display name alone, as `DisplayNameIndex` orders them.
+        var seen = Set(found)
+        for user in displayNames.search(prefix: prefix, limit: bound, excluding: me, isHidden: { blocks.eitherBlocks(me, $0) })
+        where found.count < bound && seen.insert(user).inserted {
+            found.append(user)
+        }
+        reply(connection, requestID, .users(found, profiles: profiles(of: found)), into: &step)
     }
 
     func sendFriendRequest(
@@ -26,6 +36,9 @@ extension HuddleCore {
         let friendships = durableState.friendships
         guard other != me else {
             return fail(connection, requestID, CoreError(.selfRequest, "you cannot befriend yourself"), into: &step)
+        }
+        if let refusal = blockRefusal(me, other, named: user) {
+            return fail(connection, requestID, refusal, into: &step)
         }
         guard !friendships.areFriends(me, other) else {
             return fail(connection, requestID, CoreError(.alreadyFriends, "you and \(other) are friends already"), into: &step)
@@ -52,7 +65,7 @@ extension HuddleCore {
             return fail(connection, requestID, refusal, into: &step)
         }
         record(.sendFriendRequest(from: me, to: other, message: message, time: time), into: &step)
-        let notice = InboxNotice.friendRequest(from: me, to: other, message: message)
+        let notice = InboxNotice.friendRequest(from: me, to: other, message: message, profile: durableState.profiles[me])
         publishNotice(notice, to: other, at: time, into: &step)
         if friendRequestThrottle.mayPush(to: other, at: time) {
             notifyOfflineOfFriendRequest(other, from: me, message: message, at: time, into: &step)
@@ -64,10 +77,10 @@ extension HuddleCore {
     func listFriendRequests(_ connection: ConnectionRef, requestID: String, into step: inout CoreStep) {
         guard let identity = signedInIdentity(connection, requestID, into: &step) else { return }
         let friendships = durableState.friendships
-        reply(connection, requestID, .friendRequests(
-            incoming: friendships.incomingRequests(of: identity.username),
-            outgoing: friendships.outgoingRequests(of: identity.username)
-        ), into: &step)
+        let incoming = friendships.incomingRequests(of: identity.username)
+        let outgoing = friendships.outgoingRequests(of: identity.username)
+        let profiles = profiles(of: incoming.map(\.from) + outgoing.map(\.to))
+        reply(connection, requestID, .friendRequests(incoming: incoming, outgoing: outgoing, profiles: profiles), into: &step)
     }
 
     func answerFriendRequest(
@@ -110,6 +123,13 @@ extension HuddleCore {
         guard durableState.friendships.areFriends(me, friend) else {
             return fail(connection, requestID, CoreError(.notFriends, "you and \(friend) are not friends"), into: &step)
         }
+        endFriendship(me, friend, at: time, into: &step)
+        reply(connection, requestID, .done, into: &step)
+    }
+
+    /// Records the end of the friendship, tells both inboxes and ends the pair's matches
+    /// (`friend_remove`, and a block between friends).
+    func endFriendship(_ me: Username, _ friend: Username, at time: Int64, into step: inout CoreStep) {
         let command = CoreCommand.removeFriend(user: me, friend: friend, time: time)
         record(command, into: &step)
         tellLive(after: command, at: time, into: &step)
@@ -117,12 +137,13 @@ extension HuddleCore {
         publishNotice(notice, to: friend, at: time, into: &step)
         publishNotice(notice, to: me, at: time, into: &step)
         endActivities(between: me, and: friend, at: time, into: &step)
-        reply(connection, requestID, .done, into: &step)
     }
 
     func listFriends(_ connection: ConnectionRef, requestID: String, into step: inout CoreStep) {
         guard let identity = signedInIdentity(connection, requestID, into: &step) else { return }
-        let list = friends(of: identity.username).sorted().map { FriendStatus(username: $0, online: isOnline($0)) }
+        let list = friends(of: identity.username).sorted().map {
+            FriendStatus(username: $0, online: isOnline($0), profile: durableState.profiles[$0])
+        }
         reply(connection, requestID, .friends(list), into: &step)
     }
 
@@ -140,7 +161,7 @@ extension HuddleCore {
         tellPresenceOfNewFriends(requester, accepter, into: &step)
     }
 
-    private func drop(
+    func drop(
         from sender: Username, to recipient: Username, notice: (String, String) -> InboxNotice, at time: Int64, into step: inout CoreStep
     ) {
         record(.dropFriendRequest(from: sender, to: recipient, time: time), into: &step)
@@ -162,7 +183,7 @@ extension HuddleCore {
     }
 
     /// The canonical name of an existing account, or nil having replied `user_not_found`.
-    private func existingUser(_ text: String, _ connection: ConnectionRef, _ requestID: String, into step: inout CoreStep) -> Username? {
+    func existingUser(_ text: String, _ connection: ConnectionRef, _ requestID: String, into step: inout CoreStep) -> Username? {
         guard let username = UsernameRules.canonical(text), durableState.accounts[username] != nil else {
             fail(connection, requestID, CoreError(.userNotFound, "no user \(text)"), into: &step)
             return nil

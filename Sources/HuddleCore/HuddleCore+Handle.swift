@@ -20,7 +20,7 @@ extension HuddleCore {
             }
         case let .beginSignUp(username, email, password, address):
             guard let connection, let requestID else { break }
-            beginSignUp(connection, requestID: requestID, username: username, email: email, password: password, address: address, into: &step)
+            beginSignUp(connection, requestID: requestID, username: username, email: email, password: password, address: address, at: time, into: &step)
         case let .signUp(username, email, passwordLength, passwordEqualsUsername, address, credentials, session):
             passwordHashes.end(.signUp, from: address)
             guard let connection, let requestID else { break }
@@ -47,6 +47,18 @@ extension HuddleCore {
         case let .disconnectUser(username):
             guard let requestID else { break }
             disconnectUser(requestID: requestID, username: username, at: time, into: &step)
+        case let .moderation(moderation):
+            guard let requestID else { break }
+            moderate(moderation, requestID: requestID, at: time, into: &step)
+        case let .removeContent(content):
+            guard let requestID else { break }
+            removeContent(requestID: requestID, content, at: time, into: &step)
+        case let .deleteUser(username):
+            guard let requestID else { break }
+            deleteUser(requestID: requestID, username: username, at: time, into: &step)
+        case let .finishAccountDeletion(username, passwordMatched, address):
+            guard let connection, let requestID else { break }
+            finishAccountDeletion(connection, requestID: requestID, username: username, passwordMatched: passwordMatched, address: address, at: time, into: &step)
         case let .authorizePhotoUpload(caller, tokenHash, size):
             authorizePhotoUpload(caller, tokenHash: tokenHash, size: size, at: time, into: &step)
         case let .recordPhoto(caller, tokenHash, hash, size):
@@ -63,12 +75,37 @@ extension HuddleCore {
             tick(at: time, into: &step)
         case .expireActivities:
             expireActivities(at: time, into: &step)
+        case .recordSessionsSeen:
+            recordSessionsSeen(at: time, into: &step)
+        // Passwords.
+        case let .finishPasswordChange(username, verified, newCredentials, revokeOthers, address):
+            passwordHashes.end(.login, from: address)
+            guard let connection, let requestID else { break }
+            finishPasswordChange(
+                connection, requestID: requestID, username: username, verified: verified, newCredentials: newCredentials,
+                revokeOthers: revokeOthers, address: address, at: time, into: &step)
+        case let .requestPasswordReset(login, address, codeHash, expiresAt):
+            guard let connection, let requestID else { break }
+            requestPasswordReset(
+                connection, requestID: requestID, login: login, address: address, codeHash: codeHash, expiresAt: expiresAt, at: time, into: &step)
+        case let .beginPasswordReset(login, address, codeHash, newPassword):
+            guard let connection, let requestID else { break }
+            beginPasswordReset(
+                connection, requestID: requestID, login: login, address: address, codeHash: codeHash, newPassword: newPassword, at: time,
+                into: &step)
+        case let .finishPasswordReset(username, codeHash, credentials, address):
+            passwordHashes.end(.login, from: address)
+            guard let connection, let requestID else { break }
+            finishPasswordReset(connection, requestID: requestID, username: username, codeHash: codeHash, credentials: credentials, at: time, into: &step)
         case let .presenceElsewhere(user, node, online):
             presenceElsewhere(user, on: node, online: online, into: &step)
         case let .nodeGone(node):
             nodeGone(node, into: &step)
         case .localTick:
             tickLocally(at: time, into: &step)
+        case let .identityVerified(proof):
+            guard let connection, let requestID else { break }
+            identityVerified(connection, requestID: requestID, proof, at: time, into: &step)
         }
         return step
     }
@@ -88,7 +125,8 @@ extension HuddleCore {
         into step: inout CoreStep
     ) {
         switch operation {
-        case .ping, .signup, .login, .auth:
+        case .ping, .signup, .login, .auth, .identitySignIn, .identityLink, .appAuth, .passwordResetRequest, .passwordReset,
+             .accountDeleteWithIdentity:
             // The server answers these itself (it hashes passwords and tokens; the core never does).
             fail(connection, requestID, CoreError(.badRequest, "\(operation.name) is answered by the server"), into: &step)
         case let .logout(all):
@@ -181,6 +219,39 @@ extension HuddleCore {
             updateMemoryPoint(connection, requestID: requestID, memory: memory, point: point, MemoryPointFields(arguments), at: time, into: &step)
         case let .pointDelete(memory, point):
             deleteMemoryPoint(connection, requestID: requestID, memory: memory, point: point, at: time, into: &step)
+        // Identities.
+        case let .identityUnlink(issuer, subject):
+            unlinkIdentity(connection, requestID: requestID, issuer: issuer, subject: subject, at: time, into: &step)
+        case .identities:
+            listIdentities(connection, requestID: requestID, into: &step)
+        // Profiles and sessions.
+        case .profile:
+            readProfile(connection, requestID: requestID, into: &step)
+        case let .profileSet(displayName, avatar):
+            setProfile(connection, requestID: requestID, displayName: displayName, avatar: avatar, at: time, into: &step)
+        case .sessions:
+            listSessions(connection, requestID: requestID, into: &step)
+        case let .sessionRevoke(id):
+            revokeSession(connection, requestID: requestID, id: id, at: time, into: &step)
+        case let .passwordChange(oldPassword, newPassword, revokeOthers):
+            beginPasswordChange(
+                connection, requestID: requestID, oldPassword: oldPassword, newPassword: newPassword, revokeOthers: revokeOthers, at: time,
+                into: &step)
+        // Blocking.
+        case let .block(user):
+            block(connection, requestID: requestID, user: user, at: time, into: &step)
+        case let .unblock(user):
+            unblock(connection, requestID: requestID, user: user, at: time, into: &step)
+        case .blocks:
+            listBlocks(connection, requestID: requestID, into: &step)
+        // Reports.
+        case let .report(target, reason, text):
+            fileReport(connection, requestID: requestID, target: target, reason: reason, text: text, at: time, into: &step)
+        // Moderation and deletion.
+        case let .accountDelete(password):
+            beginAccountDeletion(connection, requestID: requestID, proof: .password(password), at: time, into: &step)
+        case .accountExport:
+            exportAccount(connection, requestID: requestID, into: &step)
         }
     }
 }

@@ -11,8 +11,9 @@ extension HuddleCore {
         for login in state.pendingLogins {
             loginThrottle.endVerification(account: login.account, address: login.address)
         }
-        if let identity = state.identity, !connections.hasConnections(of: identity.username) {
-            presence.userDisconnected(identity.username, at: time)
+        if let identity = state.identity {
+            sessionsSeen.saw(identity.tokenHash, at: time)
+            if !connections.hasConnections(of: identity.username) { presence.userDisconnected(identity.username, at: time) }
         }
     }
 
@@ -74,6 +75,7 @@ extension HuddleCore {
         closeExpiredConnections(at: time, into: &step)
         loginThrottle.purge(at: time)
         friendRequestThrottle.purge(at: time)
+        passwordResetThrottle.purge(at: time)
         roomQuota.purge(at: time)
     }
 

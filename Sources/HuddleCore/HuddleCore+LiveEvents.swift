@@ -11,11 +11,22 @@ extension HuddleCore {
     /// afterwards.
     struct PriorFacts {
         var pointExisted = false
+        /// `eraseUser`: the publications it turns into tombstones (told to their subscribers), and
+        /// the photos nobody else owns (removed from disk by the deciding node).
+        var erasedPublications: [(channel: String, offset: UInt64)] = []
+        var orphanedPhotos: [String] = []
     }
 
     func priorFacts(of command: CoreCommand) -> PriorFacts {
-        guard case let .putMemoryPoint(_, memory, point, _) = command else { return PriorFacts() }
-        return PriorFacts(pointExisted: durableState.memories[memory]?.point(point.id) != nil)
+        switch command {
+        case let .putMemoryPoint(_, memory, point, _):
+            return PriorFacts(pointExisted: durableState.memories[memory]?.point(point.id) != nil)
+        case let .eraseUser(user, _):
+            let facts = erasureFacts(of: user)
+            return PriorFacts(erasedPublications: facts.removed, orphanedPhotos: facts.orphanedPhotos)
+        default:
+            return PriorFacts()
+        }
     }
 
     /// Adds the events (and closes) owed to this node's live connections because `command`
@@ -50,14 +61,16 @@ extension HuddleCore {
         // Feed.
         case let .createPost(id, author, _, _, _, _):
             guard let post = durableState.feed[id] else { break }
-            tellViewers(of: author, .posted(post.view(for: author)), into: &step)
+            tellViewers(of: author, .posted(shown(post.view(for: author))), into: &step)
         case let .setLike(id, user, liked, time):
             guard let post = durableState.feed[id] else { break }
-            tellViewers(of: post.author, .liked(post: id, author: post.author, user: user, liked: liked, likes: post.likers.count, time: time), into: &step)
+            let event = FeedEvent.liked(post: id, author: post.author, user: user, liked: liked, likes: post.likers.count, time: time)
+            tellViewers(of: post.author, event, hidingFromBlocksOf: user, into: &step)
         case let .addComment(id, commentID, author, text, time):
             guard let post = durableState.feed[id] else { break }
             let comment = FeedComment(id: commentID, author: author, text: text, time: time)
-            tellViewers(of: post.author, .commented(post: id, author: post.author, comment: comment, comments: post.comments.count), into: &step)
+            let event = FeedEvent.commented(post: id, author: post.author, comment: shown(comment), comments: post.comments.count)
+            tellViewers(of: post.author, event, hidingFromBlocksOf: author, into: &step)
         case let .deletePost(id, author, time):
             tellViewers(of: author, .deleted(post: id, author: author, time: time), into: &step)
 
@@ -83,6 +96,36 @@ extension HuddleCore {
             announceMemoryChange(.pointDeleted(memory.shown(), point: point), to: owner, into: &step)
         case .addPhotoOwner, .keepResult, .forgetKeptResults:
             break
+        // Identities.
+        case .createIdentityAccount, .linkIdentity, .unlinkIdentity, .spendNonce:
+            break
+        // Profiles and sessions.
+        case let .setProfile(user, _, _, time):
+            tellProfile(of: user, at: time, into: &step)
+        case .seeSession:
+            break
+        // Passwords: the revocations they cause are commands of their own.
+        case .setCredentials, .issuePasswordReset, .failPasswordReset, .resetPassword:
+            break
+        // Blocking: what the block undid was told by the commands logged before it.
+        case .block, .unblock:
+            break
+
+        // Moderation: a suspension closes the user's connections on every node.
+        case let .suspend(user, _, _, _):
+            closeSuspended(user, at: time, into: &step)
+        case .unsuspend, .fileReport, .resolveReport:
+            break
+
+        // Moderation and deletion.
+        case let .removePublication(channel, offset, time):
+            tellRemoval(of: offset, in: channel, at: time, into: &step)
+        case let .eraseUser(user, time):
+            close(connections.connections(of: user), reason: Self.accountDeletedReason, at: time, into: &step)
+            for (channel, offset) in prior.erasedPublications { tellRemoval(of: offset, in: channel, at: time, into: &step) }
+        case let .removeComment(id, comment, time):
+            guard let post = durableState.feed[id] else { break }
+            tellViewers(of: post.author, .commentRemoved(post: id, author: post.author, comment: comment, comments: post.comments.count, time: time), into: &step)
         }
     }
 
@@ -98,9 +141,14 @@ extension HuddleCore {
 
     /// Sends the event to every live connection of `author` and of `author`'s friends (the
     /// actor's own other devices included); nothing when none is online.
-    private func tellViewers(of author: Username, _ event: FeedEvent, into step: inout CoreStep) {
+    /// `actor`: who liked or commented; the users blocked with them either way are not told.
+    private func tellViewers(of author: Username, _ event: FeedEvent, hidingFromBlocksOf actor: Username? = nil, into step: inout CoreStep) {
         var viewers = friends(of: author)
         viewers.insert(author)
+        if let actor {
+            let blocks = durableState.blocks
+            viewers = viewers.filter { !blocks.eitherBlocks($0, actor) }
+        }
         let recipients = connections.connections(ofAnyOf: viewers)
         if !recipients.isEmpty { step.outputs.append(.feedEvent(event, to: recipients)) }
     }

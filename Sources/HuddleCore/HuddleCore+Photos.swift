@@ -3,8 +3,9 @@
 ///
 /// These requests come from HTTP, authenticated by a session token on each request rather than
 /// by a signed-in connection, so the token's session is checked here every time (a revoked or
-/// expired session stops working at once). A photo is readable only by users who uploaded its
-/// bytes; anyone else is told `photo_not_found`, exactly as for a photo nobody has.
+/// expired session stops working at once). A photo is readable by users who uploaded its
+/// bytes, and as an avatar by its owner's friends (`mayReadAvatar`); anyone else is told
+/// `photo_not_found`, exactly as for a photo nobody has.
 extension HuddleCore {
     func authorizePhotoUpload(_ caller: ConnectionRef, tokenHash: [UInt8], size: Int, at time: Int64, into step: inout CoreStep) {
         switch photoRequestUser(tokenHash, at: time) {
@@ -47,8 +48,8 @@ extension HuddleCore {
         switch photoRequestUser(tokenHash, at: time) {
         case .failure(let error):
             answerPhotoRequest(caller, .refused(error), into: &step)
-        case .success(let owner):
-            guard durableState.photos.owns(owner, hash), let size = durableState.photos.size(of: hash) else {
+        case .success(let reader):
+            guard durableState.photos.owns(reader, hash) || mayReadAvatar(hash, reader: reader), let size = durableState.photos.size(of: hash) else {
                 return answerPhotoRequest(caller, .refused(CoreError(.photoNotFound, "no such photo")), into: &step)
             }
             answerPhotoRequest(caller, .readAllowed(hash: hash, size: size), into: &step)

@@ -23,6 +23,8 @@ public final class HuddleCore {
     var loginThrottle: LoginThrottle
     var friendRequestThrottle: FriendRequestThrottle
     var roomQuota: RoomQuota
+    /// Each reporter's budget of reports over time (ephemeral, like the friend-request one).
+    var reportBudgets: [Username: TokenBucket] = [:]
     var passwordHashes = PasswordHashAdmission()
     /// Derived from the durable sessions (rebuilt on restore), so `tick` finds purgeable ones
     /// without scanning; entries of sessions revoked since are skipped when popped.
@@ -35,6 +37,12 @@ public final class HuddleCore {
     var historyExpiries = HistoryExpiries()
     /// Derived from the durable accounts, for `user_search`.
     var usernames: UsernameIndex
+    /// Derived from the durable profiles, for `user_search`.
+    var displayNames: DisplayNameIndex
+    /// Sessions this node saw sign in or disconnect since `recordSessionsSeen` last logged them.
+    var sessionsSeen = SessionsSeen()
+    var nextSessionsSeenSweep: Int64 = .min
+    var passwordResetThrottle = PasswordResetThrottle()
     /// When `tick` next forgets expired kept results (the first tick after a start does).
     var nextKeptResultSweep: Int64 = .min
 
@@ -50,6 +58,7 @@ public final class HuddleCore {
         friendRequestThrottle = FriendRequestThrottle(configuration: configuration)
         roomQuota = RoomQuota(configuration: configuration)
         usernames = UsernameIndex(state.accounts)
+        displayNames = DisplayNameIndex(state.profiles)
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
         scheduleEveryHistoryExpiry()
     }
@@ -63,6 +72,7 @@ public final class HuddleCore {
         sessionPurges = MinHeap<SessionPurge>()
         sessionExpiries = MinHeap<SessionPurge>()
         usernames = UsernameIndex(state.accounts)
+        displayNames = DisplayNameIndex(state.profiles)
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
         historyExpiries = HistoryExpiries()
         scheduleEveryHistoryExpiry()
@@ -168,6 +178,61 @@ public final class HuddleCore {
                 limit: configuration.keptResultsPerUser, window: configuration.keptResultMilliseconds)
         case let .forgetKeptResults(before, _):
             durableState.keptResults.forget(before: before)
+
+        // Identities.
+        case let .createIdentityAccount(username, email, identity, time):
+            // `handle` made sure the name was free; an account already there is never replaced.
+            guard durableState.accounts[username] == nil else { break }
+            durableState.accounts.insert(UserRecord(username: username, email: email, credentials: nil, createdAt: time))
+            usernames.insert(username)
+            durableState.identities.link(identity, to: username)
+        case let .linkIdentity(username, identity, _):
+            durableState.identities.link(identity, to: username)
+        case let .unlinkIdentity(username, issuer, subject, _):
+            durableState.identities.unlink(IdentityKey(issuer: issuer, subject: subject), of: username)
+        case let .spendNonce(issuer, nonce, expiresAt, time):
+            durableState.identities.spend(nonce: nonce, issuer: issuer, until: expiresAt, at: time, bound: configuration.maxSpentNonces)
+        // Profiles and sessions.
+        case let .setProfile(user, displayName, avatar, _):
+            displayNames.replace(durableState.profiles[user].displayName, with: displayName, of: user)
+            durableState.profiles.set(UserProfile(displayName: displayName, avatar: avatar), of: user)
+        case let .seeSession(username, tokenHash, time):
+            durableState.sessions.see(tokenHash, ownedBy: username, at: time)
+
+        // Passwords.
+        case let .setCredentials(username, credentials, _):
+            durableState.accounts.setCredentials(credentials, of: username)
+        case let .issuePasswordReset(username, codeHash, expiresAt, _):
+            durableState.passwordResets.issue(codeHash, expiresAt: expiresAt, to: username)
+        case let .failPasswordReset(username, _):
+            durableState.passwordResets.fail(username, limit: Self.resetAttemptsPerCode)
+        case let .resetPassword(username, credentials, _):
+            durableState.accounts.setCredentials(credentials, of: username)
+            durableState.passwordResets.remove(username)
+        // Blocking.
+        case let .block(user, blocked, _):
+            durableState.blocks.block(user, blocked)
+        case let .unblock(user, blocked, _):
+            durableState.blocks.unblock(user, blocked)
+
+        // Moderation.
+        case let .suspend(user, reason, until, time):
+            durableState.suspensions.suspend(user, Suspension(reason: reason, until: until, time: time))
+        case let .unsuspend(user, _):
+            durableState.suspensions.lift(user)
+        case let .fileReport(report):
+            durableState.reports.file(report)
+        case let .resolveReport(id, action, note, time):
+            durableState.reports.resolve(id, ReportResolution(action: action, note: note, time: time))
+            // About a deleted account: the case is closed, nothing of it is kept.
+            if let user = durableState.reports[id]?.user, durableState.accounts[user] == nil { durableState.reports.forgetResolved(id) }
+        // Moderation and deletion.
+        case let .removePublication(channel, offset, _):
+            durableState.channels.remove(channel, at: offset)
+        case let .eraseUser(username, time):
+            eraseUser(username, at: time)
+        case let .removeComment(post, comment, _):
+            durableState.feed.removeComment(comment, from: post)
         }
         return stored
     }

@@ -48,6 +48,11 @@ public struct KeptResults: Sendable, Equatable {
         results.removeFirst(min(results.count, expired + excess))
         resultsByUser[user] = results.isEmpty ? nil : results
     }
+
+    /// Account deletion: the user's kept results.
+    mutating func erase(_ user: Username) {
+        resultsByUser[user] = nil
+    }
 }
 
 /// One kept result: what a keyed write answered the first time.

@@ -46,6 +46,11 @@ public struct Memories: Sendable, Equatable {
         idsByOwner[owner]?.remove(id)
         if idsByOwner[owner]?.isEmpty == true { idsByOwner[owner] = nil }
     }
+
+    /// Account deletion: every memory of the user, with its points (the id counter stays).
+    mutating func erase(_ user: Username) {
+        for id in idsByOwner.removeValue(forKey: user) ?? [] { byID[id] = nil }
+    }
 }
 
 /// The memory counter and the memories by id.

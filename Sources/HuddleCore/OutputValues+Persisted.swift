@@ -85,6 +85,11 @@ extension FeedEvent: PersistedValue {
             .variant("commented", [("post", post.persisted), ("author", author.persisted), ("comment", comment.persisted), ("comments", comments.persisted)])
         case .deleted(let post, let author, let time):
             .variant("deleted", [("post", post.persisted), ("author", author.persisted), ("time", time.persisted)])
+        case .commentRemoved(let post, let author, let comment, let comments, let time):
+            .variant("commentRemoved", [
+                ("post", post.persisted), ("author", author.persisted), ("comment", comment.persisted), ("comments", comments.persisted),
+                ("time", time.persisted),
+            ])
         }
     }
     init(persisted: JSONValue) throws(RecordDecodingError) {
@@ -96,6 +101,8 @@ extension FeedEvent: PersistedValue {
             self = .liked(post: try f("post"), author: try f("author"), user: try f("user"), liked: try f("liked"), likes: try f("likes"), time: try f("time"))
         case "commented": self = .commented(post: try f("post"), author: try f("author"), comment: try f("comment"), comments: try f("comments"))
         case "deleted": self = .deleted(post: try f("post"), author: try f("author"), time: try f("time"))
+        case "commentRemoved":
+            self = .commentRemoved(post: try f("post"), author: try f("author"), comment: try f("comment"), comments: try f("comments"), time: try f("time"))
         default: throw variant.unknown()
         }
     }

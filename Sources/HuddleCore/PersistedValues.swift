@@ -22,24 +22,24 @@ extension SessionRecord: PersistedValue {
     var persisted: JSONValue {
         .record([
             ("tokenHash", tokenHash.persisted), ("username", username.persisted), ("expiresAt", expiresAt.persisted), ("device", device?.persisted),
-            ("createdAt", createdAt.persisted),
+            ("createdAt", createdAt.persisted), ("lastSeenAt", lastSeenAt == createdAt ? nil : lastSeenAt.persisted),
         ])
     }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "SessionRecord")
         self.init(
             tokenHash: try f("tokenHash"), username: try f("username"), expiresAt: try f("expiresAt"), device: try f.optional("device"),
-            createdAt: try f("createdAt"))
+            createdAt: try f("createdAt"), lastSeenAt: try f.optional("lastSeenAt"))
     }
 }
 
 extension UserRecord: PersistedValue {
     var persisted: JSONValue {
-        .record([("username", username.persisted), ("email", email.persisted), ("credentials", credentials.persisted), ("createdAt", createdAt.persisted)])
+        .record([("username", username.persisted), ("email", email.persisted), ("credentials", credentials?.persisted), ("createdAt", createdAt.persisted)])
     }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "UserRecord")
-        self.init(username: try f("username"), email: try f("email"), credentials: try f("credentials"), createdAt: try f("createdAt"))
+        self.init(username: try f("username"), email: try f("email"), credentials: try f.optional("credentials"), createdAt: try f("createdAt"))
     }
 }
 
@@ -76,24 +76,29 @@ extension Publication: PersistedValue {
     var persisted: JSONValue {
         .record([
             ("channel", channel.persisted), ("epoch", epoch.persisted), ("offset", offset.persisted), ("type", type.persisted), ("from", from?.persisted),
-            ("data", data.persisted), ("time", time.persisted), ("clientID", clientID?.persisted),
+            ("data", data.persisted), ("time", time.persisted), ("clientID", clientID?.persisted), ("removed", removed ? true.persisted : nil),
         ])
     }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "Publication")
         self.init(
             channel: try f("channel"), epoch: try f("epoch"), offset: try f("offset"), type: try f("type"), from: try f.optional("from"),
-            data: try f("data"), time: try f("time"), clientID: try f.optional("clientID"))
+            data: try f("data"), time: try f("time"), clientID: try f.optional("clientID"), removed: try f.optional("removed") ?? false)
     }
 }
 
 extension RetainedPublication: PersistedValue {
     var persisted: JSONValue {
-        .record([("type", type.persisted), ("from", from?.persisted), ("data", data.persisted), ("time", time.persisted), ("clientID", clientID?.persisted)])
+        .record([
+            ("type", type.persisted), ("from", from?.persisted), ("data", data.persisted), ("time", time.persisted), ("clientID", clientID?.persisted),
+            ("removed", removed ? true.persisted : nil),
+        ])
     }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "RetainedPublication")
-        self.init(type: try f("type"), from: try f.optional("from"), data: try f("data"), time: try f("time"), clientID: try f.optional("clientID"))
+        self.init(
+            type: try f("type"), from: try f.optional("from"), data: try f("data"), time: try f("time"), clientID: try f.optional("clientID"),
+            removed: try f.optional("removed") ?? false)
     }
 }
 
@@ -106,10 +111,17 @@ extension FriendRequest: PersistedValue {
 }
 
 extension FriendStatus: PersistedValue {
-    var persisted: JSONValue { .record([("username", username.persisted), ("online", online.persisted)]) }
+    var persisted: JSONValue {
+        .record([
+            ("username", username.persisted), ("online", online.persisted), ("displayName", profile.displayName?.persisted),
+            ("avatar", profile.avatar?.persisted),
+        ])
+    }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "FriendStatus")
-        self.init(username: try f("username"), online: try f("online"))
+        self.init(
+            username: try f("username"), online: try f("online"),
+            profile: UserProfile(displayName: try f.optional("displayName"), avatar: try f.optional("avatar")))
     }
 }
 
@@ -124,10 +136,18 @@ extension RoomUnread: PersistedValue {
 }
 
 extension FeedComment: PersistedValue {
-    var persisted: JSONValue { .record([("id", id.persisted), ("author", author.persisted), ("text", text.persisted), ("time", time.persisted)]) }
+    /// The author's profile only in a kept reply (a stored comment has none: it is added when shown).
+    var persisted: JSONValue {
+        .record([
+            ("id", id.persisted), ("author", author.persisted), ("text", text.persisted), ("time", time.persisted),
+            ("authorDisplayName", authorProfile.displayName?.persisted), ("authorAvatar", authorProfile.avatar?.persisted),
+        ])
+    }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "FeedComment")
-        self.init(id: try f("id"), author: try f("author"), text: try f("text"), time: try f("time"))
+        self.init(
+            id: try f("id"), author: try f("author"), text: try f("text"), time: try f("time"),
+            authorProfile: UserProfile(displayName: try f.optional("authorDisplayName"), avatar: try f.optional("authorAvatar")))
     }
 }
 
@@ -136,14 +156,16 @@ extension FeedPost: PersistedValue {
         .record([
             ("id", id.persisted), ("author", author.persisted), ("text", text.persisted), ("activity", activity?.persisted), ("at", at?.persisted),
             ("time", time.persisted), ("likes", likes.persisted), ("liked", liked.persisted), ("comments", comments.persisted),
-            ("recentComments", recentComments.persisted),
+            ("recentComments", recentComments.persisted), ("authorDisplayName", authorProfile.displayName?.persisted),
+            ("authorAvatar", authorProfile.avatar?.persisted),
         ])
     }
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "FeedPost")
         self.init(
             id: try f("id"), author: try f("author"), text: try f("text"), activity: try f.optional("activity"), at: try f.optional("at"),
-            time: try f("time"), likes: try f("likes"), liked: try f("liked"), comments: try f("comments"), recentComments: try f("recentComments"))
+            time: try f("time"), likes: try f("likes"), liked: try f("liked"), comments: try f("comments"), recentComments: try f("recentComments"),
+            authorProfile: UserProfile(displayName: try f.optional("authorDisplayName"), avatar: try f.optional("authorAvatar")))
     }
 }
 
@@ -170,5 +192,20 @@ extension KeptResult: PersistedValue {
     init(persisted: JSONValue) throws(RecordDecodingError) {
         let f = try PersistedFields(persisted, "KeptResult")
         self.init(op: try f("op"), clientID: try f("clientID"), reply: try f("reply"), time: try f("time"))
+    }
+}
+
+extension SessionEntry: PersistedValue {
+    var persisted: JSONValue {
+        .record([
+            ("id", id.persisted), ("device", device?.persisted), ("createdAt", createdAt.persisted), ("lastSeenAt", lastSeenAt.persisted),
+            ("expiresAt", expiresAt.persisted), ("connected", connected.persisted), ("current", current.persisted),
+        ])
+    }
+    init(persisted: JSONValue) throws(RecordDecodingError) {
+        let f = try PersistedFields(persisted, "SessionEntry")
+        self.init(
+            id: try f("id"), device: try f.optional("device"), createdAt: try f("createdAt"), lastSeenAt: try f("lastSeenAt"),
+            expiresAt: try f("expiresAt"), connected: try f("connected"), current: try f("current"))
     }
 }

@@ -46,6 +46,27 @@ public struct PhotoOwnership: Sendable, Equatable {
         countByOwner[user, default: 0] += 1
         bytesByOwner[user, default: 0] += byHash[hash]!.size
     }
+
+    /// The photos the user owns, by hash, sorted.
+    public func hashes(ownedBy user: Username) -> [String] {
+        byHash.filter { $0.value.owners.contains(user) }.map(\.key).sorted()
+    }
+
+    /// Account deletion: the user owns no photo any more. Returns the hashes nobody owns now,
+    /// sorted: their files may be removed from disk.
+    mutating func erase(_ user: Username) -> [String] {
+        var orphaned: [String] = []
+        for hash in hashes(ownedBy: user) {
+            byHash[hash]!.owners.remove(user)
+            if byHash[hash]!.owners.isEmpty {
+                byHash[hash] = nil
+                orphaned.append(hash)
+            }
+        }
+        countByOwner[user] = nil
+        bytesByOwner[user] = nil
+        return orphaned
+    }
 }
 
 /// `{hash, size, owners}` objects by hash, owners sorted.

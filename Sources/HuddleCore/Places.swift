@@ -23,6 +23,11 @@ public struct Places: Sendable, Equatable {
     mutating func setLocation(_ location: LocationState, of user: Username) {
         byUser[user, default: UserPlaces()].location = location
     }
+
+    /// Account deletion: the user's places and decided location, with its track.
+    mutating func erase(_ user: Username) {
+        byUser[user] = nil
+    }
 }
 
 /// `{user, places}` objects by user.

@@ -12,12 +12,16 @@ public struct Publication: Sendable, Equatable {
     public var time: Int64
     /// The publisher's `client_id`, if it gave one.
     public var clientID: String?
+    /// A tombstone: the publication was removed, its offset stays taken (type, from and data
+    /// are empty).
+    public var removed: Bool
 
     public init(
         channel: String, epoch: String, offset: UInt64, type: String, from: Username?, data: String, time: Int64,
-        clientID: String? = nil
+        clientID: String? = nil, removed: Bool = false
     ) {
         self.clientID = clientID
+        self.removed = removed
         self.channel = channel
         self.epoch = epoch
         self.offset = offset

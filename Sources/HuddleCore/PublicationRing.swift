@@ -24,8 +24,14 @@ struct PublicationRing: Sendable {
 
     /// The element `index` places after the oldest.
     subscript(index: Int) -> RetainedPublication {
-        precondition(index >= 0 && index < count, "PublicationRing index out of range")
-        return storage[physicalIndex(index)]
+        get {
+            precondition(index >= 0 && index < count, "PublicationRing index out of range")
+            return storage[physicalIndex(index)]
+        }
+        set {
+            precondition(index >= 0 && index < count, "PublicationRing index out of range")
+            storage[physicalIndex(index)] = newValue
+        }
     }
 
     var first: RetainedPublication? { isEmpty ? nil : storage[head] }

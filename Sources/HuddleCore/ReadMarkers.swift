@@ -25,6 +25,17 @@ public struct ReadMarkers: Sendable, Equatable {
     mutating func advance(_ user: Username, in channel: String, to offset: UInt64) {
         if offset > self.offset(of: user, in: channel) { offsetsByUser[user, default: [:]][channel] = offset }
     }
+
+    /// Account deletion: the user's markers, and everyone's in `channels` (the rooms dropped
+    /// with the user), so a room of that name made later starts unread from its first offset.
+    mutating func erase(_ user: Username, droppedChannels channels: Set<String>) {
+        offsetsByUser[user] = nil
+        guard !channels.isEmpty else { return }
+        for (reader, offsets) in offsetsByUser where offsets.keys.contains(where: channels.contains) {
+            let kept = offsets.filter { !channels.contains($0.key) }
+            offsetsByUser[reader] = kept.isEmpty ? nil : kept
+        }
+    }
 }
 
 /// `{user, channel, offset}` objects, by user, then channel.

@@ -7,13 +7,16 @@ public struct SessionRecord: Sendable, Equatable {
     public var expiresAt: Int64
     public var device: String?
     public var createdAt: Int64
+    /// The last sign-in with it (protocol.md, "Sessions"); its creation until an `auth` logs one.
+    public var lastSeenAt: Int64
 
-    public init(tokenHash: [UInt8], username: Username, expiresAt: Int64, device: String?, createdAt: Int64) {
+    public init(tokenHash: [UInt8], username: Username, expiresAt: Int64, device: String?, createdAt: Int64, lastSeenAt: Int64? = nil) {
         self.tokenHash = tokenHash
         self.username = username
         self.expiresAt = expiresAt
         self.device = device
         self.createdAt = createdAt
+        self.lastSeenAt = lastSeenAt ?? createdAt
     }
 }
 
@@ -43,6 +46,12 @@ public struct Sessions: Sendable, Equatable {
         tokenHashesByUser[session.username, default: []].insert(session.tokenHash)
     }
 
+    /// Moves the session's last seen forward to `time` (never back), if it is the owner's.
+    mutating func see(_ tokenHash: [UInt8], ownedBy owner: Username, at time: Int64) {
+        guard let session = byTokenHash[tokenHash], session.username == owner, time > session.lastSeenAt else { return }
+        byTokenHash[tokenHash]?.lastSeenAt = time
+    }
+
     /// Removes the session if it exists and, when `owner` is given, belongs to that user.
     @discardableResult
     mutating func remove(_ tokenHash: [UInt8], ownedBy owner: Username? = nil) -> SessionRecord? {
@@ -60,6 +69,11 @@ public struct Sessions: Sendable, Equatable {
     /// Byte-wise order of token hashes, used wherever a list of them becomes visible.
     static func precedes(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         lhs.lexicographicallyPrecedes(rhs)
+    }
+
+    /// Account deletion: every session of the user.
+    mutating func erase(_ user: Username) {
+        for tokenHash in tokenHashesByUser.removeValue(forKey: user) ?? [] { byTokenHash[tokenHash] = nil }
     }
 }
 

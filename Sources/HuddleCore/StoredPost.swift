@@ -28,12 +28,23 @@ public struct StoredPost: Sendable, Equatable {
         self.time = time
     }
 
-    /// The post as `reader` sees it.
-    func view(for reader: Username) -> FeedPost {
+    /// The post as `reader` sees it: without the comments of the users `isHidden` (blocked
+    /// either way). The counts stay everyone's: they name no one.
+    func view(for reader: Username, isHidden: (Username) -> Bool = { _ in false }) -> FeedPost {
         FeedPost(
             id: id, author: author, text: text, activity: activity, at: at, time: time, likes: likers.count,
             liked: likers.contains(reader), comments: comments.count,
-            recentComments: Array(comments.suffix(Feed.inlineComments).reversed()))
+            recentComments: recentComments(isHidden: isHidden))
+    }
+
+    /// The newest `Feed.inlineComments` comments not `isHidden`, newest first.
+    private func recentComments(isHidden: (Username) -> Bool) -> [FeedComment] {
+        var recent: [FeedComment] = []
+        for comment in comments.reversed() where !isHidden(comment.author) {
+            recent.append(comment)
+            if recent.count == Feed.inlineComments { break }
+        }
+        return recent
     }
 
     /// A page of comments, newest first: ids below `before` (nil: from the newest), at most
@@ -48,6 +59,12 @@ public struct StoredPost: Sendable, Equatable {
         comments.append(comment)
         lastCommentID = max(lastCommentID, comment.id)
         if comments.count > Feed.maxCommentsPerPost { comments.removeFirst(comments.count - Feed.maxCommentsPerPost) }
+    }
+
+    /// Account deletion: the user's like and comments go (the comment counter stays).
+    mutating func eraseContributions(of user: Username) {
+        likers.remove(user)
+        comments.removeAll { $0.author == user }
     }
 }
 

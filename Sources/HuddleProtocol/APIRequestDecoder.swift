@@ -25,6 +25,23 @@ public enum APIRequestDecoder {
         }
     }
 
+    /// `POST /api/v1/remove`: `{"channel": …, "offset": …}` (a publication), `{"post": …}` or
+    /// `{"post": …, "comment": …}`.
+    public static func removal(_ body: [UInt8], limits: ProtocolLimits) -> Result<RemovedContent, RequestError> {
+        Result { () throws(RequestError) -> RemovedContent in
+            let arguments = RequestArguments(members: try parseBody(body, limits: limits), id: nil)
+            if arguments.value("post") != nil {
+                guard arguments.value("channel") == nil, arguments.value("offset") == nil else {
+                    throw arguments.badRequest("give either post, or channel and offset")
+                }
+                let post = try arguments.positiveInteger("post")
+                if arguments.value("comment") != nil { return .comment(post: post, comment: try arguments.positiveInteger("comment")) }
+                return .post(post)
+            }
+            return .publication(channel: try arguments.string("channel"), offset: try arguments.positiveInteger("offset"))
+        }
+    }
+
     /// Splits a query string (what follows `?`, e.g. `channel=room%3Alobby&limit=20`) into its
     /// name/value pairs in order, percent-decoding both and reading `+` as a space. A pair
     /// without `=` has an empty value; empty pairs (`a=1&&b=2`) are skipped. A `%` not followed
@@ -44,7 +61,7 @@ public enum APIRequestDecoder {
         return items
     }
 
-    private static func parseBody(_ body: [UInt8], limits: ProtocolLimits) throws(RequestError) -> [(String, JSONValue)] {
+    static func parseBody(_ body: [UInt8], limits: ProtocolLimits) throws(RequestError) -> [(String, JSONValue)] {
         try body.withUnsafeBytes { bytes in
             Result { () throws(RequestError) -> [(String, JSONValue)] in
                 try RequestDecoder.parseObject(bytes, limits: limits, recoverID: false)

@@ -16,5 +16,7 @@ public enum KeyedWrites {
         "place_set", "place_remove",
         // Memories.
         "memory_create", "memory_update", "memory_delete", "point_add", "point_update", "point_delete",
+        // Blocking.
+        "block", "unblock",
     ]
 }

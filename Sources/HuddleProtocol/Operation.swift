@@ -80,6 +80,44 @@ public enum Operation: Sendable, Equatable {
     /// At least one field given.
     case pointUpdate(memory: UInt64, point: UInt64, MemoryPointArguments)
     case pointDelete(memory: UInt64, point: UInt64)
+
+    // Identities.
+    /// An OpenID Connect ID token; `username` for a first sign-in (else one is proposed from the token).
+    case identitySignIn(token: String, nonce: String?, username: String?, device: String?)
+    /// Links the ID token's identity to the signed-in account.
+    case identityLink(token: String, nonce: String?)
+    case identityUnlink(issuer: String, subject: String)
+    case identities
+    /// A JWT signed by the app's backend naming the user (`sub`).
+    case appAuth(token: String, device: String?)
+    // Profiles and sessions.
+    case profile
+    /// Each nil when not given (unchanged); "" clears. At least one is given.
+    case profileSet(displayName: String?, avatar: String?)
+    case sessions
+    /// `id` as `sessions` lists it (not a token).
+    case sessionRevoke(id: String)
+    /// `revokeOthers`: also revoke every other session of the caller.
+    case passwordChange(oldPassword: String, newPassword: String, revokeOthers: Bool)
+    /// `login` is a username or an email address.
+    case passwordResetRequest(login: String)
+    case passwordReset(login: String, code: String, newPassword: String)
+    // Blocking.
+    case block(user: String)
+    case unblock(user: String)
+    case blocks
+
+    // Reports.
+    /// `reason` one of `ReportVocabulary.reasons`; `text` at most `maxTextLength` characters.
+    case report(target: ReportTarget, reason: String, text: String)
+    // Moderation and deletion.
+    /// Deletes the caller's account; `password` proves it is theirs.
+    case accountDelete(password: String)
+    /// `account_delete` proven by a fresh sign-in instead: an ID token of one of the caller's
+    /// identities (for accounts with no password).
+    case accountDeleteWithIdentity(token: String, nonce: String?)
+    /// Everything Huddle holds about the caller.
+    case accountExport
     /// Whether the op takes a `client_id` (`KeyedWrites`).
     public var isKeyedWrite: Bool { KeyedWrites.ops.contains(name) }
 
@@ -136,6 +174,29 @@ public enum Operation: Sendable, Equatable {
         case .pointAdd: return "point_add"
         case .pointUpdate: return "point_update"
         case .pointDelete: return "point_delete"
+        // Identities.
+        case .identitySignIn: return "identity_signin"
+        case .identityLink: return "identity_link"
+        case .identityUnlink: return "identity_unlink"
+        case .identities: return "identities"
+        case .appAuth: return "app_auth"
+        // Profiles and sessions.
+        case .profile: return "profile"
+        case .profileSet: return "profile_set"
+        case .sessions: return "sessions"
+        case .sessionRevoke: return "session_revoke"
+        case .passwordChange: return "password_change"
+        case .passwordResetRequest: return "password_reset_request"
+        case .passwordReset: return "password_reset"
+        // Blocking.
+        case .block: return "block"
+        case .unblock: return "unblock"
+        case .blocks: return "blocks"
+        // Reports.
+        case .report: return "report"
+        // Moderation and deletion.
+        case .accountDelete, .accountDeleteWithIdentity: return "account_delete"
+        case .accountExport: return "account_export"
         }
     }
 }

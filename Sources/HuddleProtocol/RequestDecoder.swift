@@ -189,6 +189,56 @@ public enum RequestDecoder {
             return try pointUpdate(arguments)
         case "point_delete":
             return .pointDelete(memory: try memoryIdentifier(arguments, "memory"), point: try memoryIdentifier(arguments, "point"))
+        // Identities.
+        case "identity_signin":
+            return .identitySignIn(
+                token: try arguments.string("token"), nonce: try arguments.optionalString("nonce"),
+                username: try arguments.optionalString("username"), device: try arguments.device())
+        case "identity_link":
+            return .identityLink(token: try arguments.string("token"), nonce: try arguments.optionalString("nonce"))
+        case "identity_unlink":
+            return .identityUnlink(issuer: try arguments.string("issuer"), subject: try arguments.string("subject"))
+        case "identities":
+            return .identities
+        case "app_auth":
+            return .appAuth(token: try arguments.string("token"), device: try arguments.device())
+        // Profiles and sessions.
+        case "profile":
+            return .profile
+        case "profile_set":
+            return try profileSet(arguments)
+        case "sessions":
+            return .sessions
+        case "session_revoke":
+            return .sessionRevoke(id: try arguments.string("session"))
+        case "password_change":
+            return .passwordChange(
+                oldPassword: try arguments.string("old_password"), newPassword: try arguments.string("new_password"),
+                revokeOthers: try arguments.optionalBool("revoke_others") ?? false)
+        case "password_reset_request":
+            return .passwordResetRequest(login: try arguments.string("login"))
+        case "password_reset":
+            return .passwordReset(
+                login: try arguments.string("login"), code: try arguments.string("code"), newPassword: try arguments.string("new_password"))
+        // Blocking.
+        case "block":
+            return .block(user: try arguments.string("user"))
+        case "unblock":
+            return .unblock(user: try arguments.string("user"))
+        case "blocks":
+            return .blocks
+        // Reports.
+        case "report":
+            return try report(arguments)
+        // Moderation and deletion.
+        case "account_delete":
+            // A password, or (an account with none) an ID token of a fresh sign-in.
+            if let token = try arguments.optionalString("token") {
+                return .accountDeleteWithIdentity(token: token, nonce: try arguments.optionalString("nonce"))
+            }
+            return .accountDelete(password: try arguments.string("password"))
+        case "account_export":
+            return .accountExport
         default:
             // The op is echoed for the client's author, but not at any length.
             let shown = op.unicodeScalars.count <= 32 ? op : String(op.unicodeScalars.prefix(32)) + "…"

@@ -95,6 +95,46 @@ public enum RequestEncoder {
             return [("memory", .integer(memory)), ("point", .integer(point))] + self.point(fields)
         case let .pointDelete(memory, point):
             return [("memory", .integer(memory)), ("point", .integer(point))]
+        // Identities.
+        case let .identitySignIn(token, nonce, username, device):
+            return [("token", .string(token))] + optional("nonce", nonce.map(JSONValue.string))
+                + optional("username", username.map(JSONValue.string)) + optional("device", device.map(JSONValue.string))
+        case let .identityLink(token, nonce):
+            return [("token", .string(token))] + optional("nonce", nonce.map(JSONValue.string))
+        case let .identityUnlink(issuer, subject):
+            return [("issuer", .string(issuer)), ("subject", .string(subject))]
+        case .identities:
+            return []
+        case let .appAuth(token, device):
+            return [("token", .string(token))] + optional("device", device.map(JSONValue.string))
+        // Profiles and sessions.
+        case .profile, .sessions:
+            return []
+        case let .profileSet(displayName, avatar):
+            return optional("display_name", displayName.map(JSONValue.string)) + optional("avatar", avatar.map(JSONValue.string))
+        case let .sessionRevoke(id):
+            return [("session", .string(id))]
+        case let .passwordChange(oldPassword, newPassword, revokeOthers):
+            return [("old_password", .string(oldPassword)), ("new_password", .string(newPassword)), ("revoke_others", .bool(revokeOthers))]
+        case let .passwordResetRequest(login):
+            return [("login", .string(login))]
+        case let .passwordReset(login, code, newPassword):
+            return [("login", .string(login)), ("code", .string(code)), ("new_password", .string(newPassword))]
+        // Blocking.
+        case let .block(user), let .unblock(user):
+            return [("user", .string(user))]
+        case .blocks:
+            return []
+        // Reports.
+        case let .report(target, reason, text):
+            return [("kind", .string(target.kind))] + target.requestFields + [("reason", .string(reason)), ("text", .string(text))]
+        // Moderation and deletion.
+        case let .accountDelete(password):
+            return [("password", .string(password))]
+        case .accountExport:
+            return []
+        case let .accountDeleteWithIdentity(token, nonce):
+            return [("token", .string(token))] + optional("nonce", nonce.map(JSONValue.string))
         }
     }
 

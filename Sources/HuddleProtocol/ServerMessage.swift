@@ -74,6 +74,22 @@ public enum ServerMessage {
         return output
     }
 
+    /// `{"event":"publication_removed","channel":…,"epoch":…,"offset":…,"time":…}`: the
+    /// publication at `offset` is a tombstone now; `time` is when it was removed.
+    public static func publicationRemovedEvent(channel: String, epoch: String, offset: UInt64, time: Int64) -> [UInt8] {
+        var output: [UInt8] = []
+        appendLiteral(#"{"event":"publication_removed","channel":"#, to: &output)
+        JSONWriter.appendString(channel, to: &output)
+        appendLiteral(#","epoch":"#, to: &output)
+        JSONWriter.appendString(epoch, to: &output)
+        appendLiteral(#","offset":"#, to: &output)
+        appendInteger(offset, to: &output)
+        appendLiteral(#","time":"#, to: &output)
+        appendInteger(time, to: &output)
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+
     /// `{"event":"typing","channel":…,"user":…,"time":…}`
     public static func typingEvent(channel: String, user: String, time: Int64) -> [UInt8] {
         var output: [UInt8] = []

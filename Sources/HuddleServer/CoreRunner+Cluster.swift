@@ -61,6 +61,7 @@ extension CoreRunner {
         cluster.append(commands) { [unowned self] outcome in
             switch outcome {
             case .appended:
+                countDeletions(in: commands)
                 finishTurn(logged: true)
                 turnDone()
             case .positionTaken:

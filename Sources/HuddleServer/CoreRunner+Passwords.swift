@@ -60,6 +60,37 @@ extension CoreRunner {
         }
     }
 
+    /// `password_change` on a password worker (login lane): the old password verified against
+    /// the verifier the core handed over, and only if it matches, the new one hashed.
+    func changePassword(
+        _ ref: ConnectionRef, _ requestID: String, _ username: Username, _ credentials: Credentials, oldPassword: String, newPassword: String,
+        revokeOthers: Bool, address: String
+    ) {
+        let iterations = configuration.kdfIterations
+        passwordHashes.run(.login) { [self] in
+            let hash = Crypto.pbkdf2SHA256(password: oldPassword, salt: credentials.salt, iterations: credentials.iterations, length: credentials.hash.count)
+            var newCredentials: Credentials?
+            if Crypto.constantTimeEquals(hash, credentials.hash) {
+                let salt = Crypto.randomBytes(16)
+                newCredentials = Credentials(salt: salt, hash: Crypto.pbkdf2SHA256(password: newPassword, salt: salt, iterations: iterations), iterations: iterations)
+            }
+            let finish = CoreRequestBody.finishPasswordChange(
+                username: username, verified: credentials, newCredentials: newCredentials, revokeOthers: revokeOthers, address: address)
+            submit(CoreRequest(connection: ref, requestID: requestID, finish), op: nil)
+        }
+    }
+
+    /// `password_reset` once its code matched: the new password hashed (login lane).
+    func hashResetPassword(_ ref: ConnectionRef, _ requestID: String, _ username: Username, codeHash: [UInt8], newPassword: String, address: String) {
+        let iterations = configuration.kdfIterations
+        passwordHashes.run(.login) { [self] in
+            let salt = Crypto.randomBytes(16)
+            let credentials = Credentials(salt: salt, hash: Crypto.pbkdf2SHA256(password: newPassword, salt: salt, iterations: iterations), iterations: iterations)
+            let finish = CoreRequestBody.finishPasswordReset(username: username, codeHash: codeHash, credentials: credentials, address: address)
+            submit(CoreRequest(connection: ref, requestID: requestID, finish), op: nil)
+        }
+    }
+
     /// Hashes a signup's password in the signup lane (behind every waiting login), then hands
     /// the core only the hash and the facts its rules need about the password.
     func hashNewPassword(_ ref: ConnectionRef, _ requestID: String, username: String, email: String, password: String, address: String) {

@@ -57,6 +57,12 @@ extension CoreRunner {
                 replyUnavailable(ref, requestID)
             case .deliver, .presenceChanged, .typing, .sessionAccepted, .verifyPassword, .hashNewPassword:
                 break
+            // Moderation and deletion: a password check logs nothing itself (the core counts its
+            // hash until the answer comes); an unlogged deletion removes no file.
+            case .verifyAccountDeletion:
+                route(output)
+            case .removePhotoFiles:
+                break
             // Presence is ephemeral: a connection that came online stays so until it closes.
             case .localPresence:
                 route(output)
@@ -70,10 +76,22 @@ extension CoreRunner {
             // Memories.
             case .memoryChanged:
                 break
+            // Profiles: the change was taken back.
+            case .profileChanged:
+                break
+            // Passwords: a code whose issue was taken back is not mailed; the others carry no
+            // command of their own and are never taken back.
+            case .mailPasswordReset:
+                break
+            case .changePassword, .hashResetPassword:
+                route(output)
             case .photoAccess(let caller, _):
                 answerPhoto(caller, .storageUnavailable)
             case .closeConnections, .authFailed:
                 route(output)
+            // The report was taken back with its command.
+            case .reportFiled:
+                break
             }
         }
         if handled.request.continuesASignIn, let ref = handled.request.connection {

@@ -18,7 +18,10 @@ extension CoreRunner {
                 var token: String?
                 if let requestID { token = secrets[ref]?[requestID]?.token }
                 if let requestID { secrets[ref]?[requestID] = nil }
-                if case .failure(let error) = reply { metrics.countError(error.code.rawValue) }
+                if case .failure(let error) = reply {
+                    metrics.countError(error.code.rawValue)
+                    logIfIdentityRefusal(error, on: ref)
+                }
                 let text = ReplyEncoding.message(reply, id: requestID, token: token)
                 sendReply(text, to: ref, requestID)
                 return text.count
@@ -26,6 +29,10 @@ extension CoreRunner {
                 let (status, body) = ReplyEncoding.httpResponse(reply)
                 respondAPI(requestID, status: status, body: body)
             }
+        case .deliver(let publication, let recipients) where publication.removed:
+            let text = ServerMessage.publicationRemovedEvent(
+                channel: publication.channel, epoch: publication.epoch, offset: publication.offset, time: publication.time)
+            fanOut(text, to: recipients)
         case .deliver(let publication, let recipients):
             let text = ServerMessage.publicationEvent(
                 channel: publication.channel, epoch: publication.epoch, offset: publication.offset, type: publication.type,
@@ -67,6 +74,26 @@ extension CoreRunner {
         case .photoAccess(let caller, let access):
             if case .refused(let error) = access { metrics.countError(error.code.rawValue) }
             answerPhoto(caller, .decided(access))
+        // Profiles.
+        case .profileChanged(let user, let profile, let time, let recipients):
+            fanOut(ServerEvent.profile(user: user, profile, time: time).message, to: recipients)
+        // Passwords.
+        case .changePassword(let ref, let requestID, let username, let credentials, let oldPassword, let newPassword, let revokeOthers, let address):
+            changePassword(ref, requestID, username, credentials, oldPassword: oldPassword, newPassword: newPassword, revokeOthers: revokeOthers, address: address)
+        case .mailPasswordReset(let ref, let requestID, let username, let email, let expiresAt):
+            // Before the request's reply, which clears its secrets.
+            if let code = secrets[ref]?[requestID]?.resetCode {
+                passwordResetMailer?.submit(username: username, email: email, code: code, expiresAt: expiresAt)
+            }
+        case .hashResetPassword(let ref, let requestID, let username, let codeHash, let newPassword, let address):
+            hashResetPassword(ref, requestID, username, codeHash: codeHash, newPassword: newPassword, address: address)
+        case .reportFiled(let report):
+            reportGateway?.submit(report: report)
+        // Moderation and deletion.
+        case .verifyAccountDeletion(let ref, let requestID, let username, let credentials, let password, let address):
+            verifyAccountDeletion(ref, requestID, username, credentials, password, address)
+        case .removePhotoFiles(let hashes):
+            removePhotoFiles(hashes)
         }
         return 0
     }

@@ -3,6 +3,7 @@ import HuddleCore
 import HuddleIO
 import HuddleProtocol
 import HuddleRedis
+import HuddleStore
 import HuddleWebSocket
 import Logging
 import Synchronization
@@ -31,12 +32,23 @@ final class CoreRunner: @unchecked Sendable {
     /// Where `pushNotification` outputs go; nil without `--push-webhook` (they are dropped: the
     /// inbox and unread counts already hold what they tell of). Set before the thread starts.
     var pushGateway: PushGateway?
+    /// Where `mailPasswordReset` outputs go; nil without `--password-reset-webhook` (the core
+    /// then refuses resets as `unavailable`). Set before the thread starts.
+    var passwordResetMailer: PasswordResetMailer?
+    /// Where `reportFiled` outputs go; nil without `--report-webhook`.
+    var reportGateway: PushGateway?
     /// Cluster mode's login limit shared by the nodes; nil in single-node mode (nothing asked).
     /// Set before the thread starts.
     var sharedLoginThrottle: SharedLoginThrottle?
+    /// Where `removePhotoFiles` outputs are carried out, off the core thread. Set before the
+    /// thread starts.
+    var photoRemoval: (store: PhotoStore, workers: WorkerThreads)?
     /// Cluster mode's global presence: this node's users online, told to the others, and
     /// theirs submitted here. Set before the thread starts.
     var presenceRegistry: RedisPresenceRegistry?
+    /// Verifies ID tokens and app tokens off the core; nil when no issuer and no app key is
+    /// configured. Set before the thread starts.
+    var identitySignIns: IdentitySignIns?
     /// Cluster mode's snapshots in the shared directory, written between turns by the node that
     /// holds the snapshotter lease. Set before the thread starts.
     var clusterSnapshots: ClusterSnapshots?
@@ -70,6 +82,11 @@ final class CoreRunner: @unchecked Sendable {
     var replyAudit = ReplyAudit()
     private var lastProbe: Int64 = 0
     private var snapshotRequested = false
+    /// A deletion (an account erased, content removed) was logged: the next tick snapshots and
+    /// drops every older snapshot and log segment, so nothing on disk holds what was deleted
+    /// (protocol.md, "Deletion and retention"), instead of waiting for the snapshot interval.
+    private var erasureSnapshotOwed = false
+    private var snapshotForgetsTheFallback = false
     var budgets: UsageBudgets
     /// Where a turn's commands are logged: the persistence, or in the rollback test a log that
     /// refuses them.
@@ -92,10 +109,13 @@ final class CoreRunner: @unchecked Sendable {
         /// A login's spelling, kept only in cluster mode: the shared login limit keys an
         /// unknown login by it, as the core's throttle does.
         var login: String?
+        /// A password reset code the server drew: for the mail, never the core or the log.
+        var resetCode: String?
 
-        mutating func merge(token: String?, device: String?) {
+        mutating func merge(token: String?, device: String?, resetCode: String?) {
             if let token { self.token = token }
             if let device { self.device = device }
+            if let resetCode { self.resetCode = resetCode }
         }
     }
 
@@ -146,6 +166,7 @@ final class CoreRunner: @unchecked Sendable {
             endTurn()
             syncBeforeStopping()
             pushGateway?.beginStopping(deadline: deadline)
+            reportGateway?.beginStopping(deadline: deadline)
             persistence?.shutDown(of: core.durableState, deadline: deadline)
             cluster?.close()
             clusterSnapshots?.close()
@@ -160,11 +181,11 @@ final class CoreRunner: @unchecked Sendable {
     // MARK: Submitting (any thread)
 
     /// Queues a request; `token` and `device` ride along to the reply without entering the core.
-    func submit(_ request: CoreRequest, op: String?, token: String? = nil, device: String? = nil) {
+    func submit(_ request: CoreRequest, op: String?, token: String? = nil, device: String? = nil, resetCode: String? = nil) {
         let submitted = MonotonicClock.nanoseconds()
         loop.execute { [self] in
-            if token != nil || device != nil, let ref = request.connection, let requestID = request.requestID {
-                secrets[ref, default: [:]][requestID, default: PendingSecrets()].merge(token: token, device: device)
+            if token != nil || device != nil || resetCode != nil, let ref = request.connection, let requestID = request.requestID {
+                secrets[ref, default: [:]][requestID, default: PendingSecrets()].merge(token: token, device: device, resetCode: resetCode)
             }
             process(request, op: op, submitted: submitted)
         }
@@ -236,6 +257,8 @@ final class CoreRunner: @unchecked Sendable {
         budgets.purge(now: MonotonicClock.milliseconds())
         metrics.budgetOwners.store(budgets.trackedOwnerCount, ordering: .relaxed)
         if decides { process(.expireActivities, op: nil, submitted: 0) }
+        // Every node: each logs the sessions it saw itself.
+        process(.recordSessionsSeen, op: nil, submitted: 0)
         releaseCaughtUpSignIns()  // those out of time
         guard let persistence else { return }  // cluster mode: writes come back with the writer
         do {
@@ -254,6 +277,11 @@ final class CoreRunner: @unchecked Sendable {
         if writesRefused == nil, persistence.snapshotDue(now: now) {
             snapshotRequested = true
         }
+        if writesRefused == nil, erasureSnapshotOwed, !persistence.snapshotInProgress {
+            erasureSnapshotOwed = false
+            snapshotRequested = true
+            snapshotForgetsTheFallback = true
+        }
     }
 
     /// End of the core's turn: log every command of the turn in one batch (group commit),
@@ -270,7 +298,8 @@ final class CoreRunner: @unchecked Sendable {
             // has not got yet, and a restart would replay them a second time.
             if snapshotRequested, writesRefused == nil {
                 snapshotRequested = false
-                persistence?.beginSnapshot(of: core.durableState, coreLoop: loop) {}
+                persistence?.beginSnapshot(of: core.durableState, coreLoop: loop, forgettingTheFallback: snapshotForgetsTheFallback) {}
+                snapshotForgetsTheFallback = false
                 releaseDurable()  // starting the snapshot synced the log
             }
         }
@@ -287,6 +316,10 @@ final class CoreRunner: @unchecked Sendable {
         if !commands.isEmpty {
             do {
                 try appendToLog(commands)
+                if commands.contains(where: \.erasesContent) {
+                    erasureSnapshotOwed = true
+                    countDeletions(in: commands)
+                }
             } catch {
                 logged = false
                 refuseWrites(because: "\(error)")

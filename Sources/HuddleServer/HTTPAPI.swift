@@ -56,13 +56,84 @@ final class HTTPAPI {
             case .success(let user):
                 submit("api_disconnect", connection, .disconnectUser(username: user.lowercased()))
             }
-        case (_, "/api/v1/publish"), (_, "/api/v1/disconnect"):
+        case ("POST", "/api/v1/remove"):
+            switch APIRequestDecoder.removal(body, limits: limits) {
+            case .failure(let error):
+                connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+            case .success(let content):
+                submit("api_remove", connection, .removeContent(content))
+            }
+        // `/api/v1/users/NAME` alone; `/api/v1/users/NAME/ACTION` are moderation's.
+        case ("DELETE", let path) where Self.isUserPath(path):
+            submit("api_delete_user", connection, .deleteUser(username: String(path.dropFirst(Self.usersPrefix.count))))
+        case (_, let path) where Self.isUserPath(path):
+            connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use DELETE"))
+        case (_, "/api/v1/publish"), (_, "/api/v1/disconnect"), (_, "/api/v1/remove"):
             connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))
         case (_, "/api/v1/history"):
             connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use GET"))
         default:
-            connection.respondJSON(status: 404, body: Self.error("not_found", "no such API: \(head.path)"))
+            if !moderate(head, body: body, from: connection) {
+                connection.respondJSON(status: 404, body: Self.error("not_found", "no such API: \(head.path)"))
+            }
         }
+    }
+
+    /// The moderation calls (protocol.md, "Moderation"); false for a path that is none of them.
+    private func moderate(_ head: HTTPRequestHead, body: [UInt8], from connection: Connection) -> Bool {
+        if head.path == "/api/v1/reports" {
+            guard head.method == "GET" else {
+                connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use GET"))
+                return true
+            }
+            switch APIRequestDecoder.reportsQuery(head.query ?? "") {
+            case .failure(let error):
+                connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+            case .success(let (open, after, limit)):
+                submit("api_reports", connection, .moderation(.listReports(open: open, after: after, limit: limit)))
+            }
+            return true
+        }
+        if let id = APIRequestDecoder.reportToResolve(head.path) {
+            guard head.method == "POST" else {
+                connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))
+                return true
+            }
+            guard let id else {
+                connection.respondJSON(status: 404, body: Self.error("report_not_found", "not a report id: \(head.path)"))
+                return true
+            }
+            switch APIRequestDecoder.resolution(body, limits: limits) {
+            case .failure(let error):
+                connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+            case .success(let (action, note)):
+                submit("api_resolve_report", connection, .moderation(.resolveReport(id: id, action: action, note: note)))
+            }
+            return true
+        }
+        guard let (user, action) = APIRequestDecoder.userAction(head.path), ["suspend", "unsuspend"].contains(action) else { return false }
+        guard head.method == "POST" else {
+            connection.respondJSON(status: 405, body: Self.error("method_not_allowed", "use POST"))
+            return true
+        }
+        if action == "unsuspend" {
+            submit("api_unsuspend", connection, .moderation(.unsuspend(username: user)))
+            return true
+        }
+        switch APIRequestDecoder.suspension(body, limits: limits) {
+        case .failure(let error):
+            connection.respondJSON(status: 400, body: Self.error(error.code, error.message))
+        case .success(let (reason, until)):
+            submit("api_suspend", connection, .moderation(.suspend(username: user, reason: reason, until: until)))
+        }
+        return true
+    }
+
+    /// `DELETE /api/v1/users/NAME` deletes the account NAME.
+    private static let usersPrefix = "/api/v1/users/"
+
+    private static func isUserPath(_ path: String) -> Bool {
+        path.hasPrefix(usersPrefix) && path.utf8.count > usersPrefix.utf8.count && !path.dropFirst(usersPrefix.count).contains("/")
     }
 
     private func submit(_ op: String, _ connection: Connection, _ body: CoreRequestBody) {

@@ -242,7 +242,11 @@ final class Persistence: @unchecked Sendable {
     /// Starts a snapshot of `state` (a copy-on-write copy: O(1) here) on the snapshot thread;
     /// `completion` runs back on the core thread, where the log before the previous snapshot
     /// is dropped.
-    func beginSnapshot(of state: CoreDurableState, coreLoop: EventLoop, completion: @escaping @Sendable () -> Void) {
+    /// `forgettingTheFallback`: a deletion's snapshot — once written, the older snapshot and the
+    /// whole log before this one are removed too, so nothing on disk holds what was deleted.
+    func beginSnapshot(
+        of state: CoreDurableState, coreLoop: EventLoop, forgettingTheFallback: Bool = false, completion: @escaping @Sendable () -> Void
+    ) {
         let sequence = log.lastSequence
         do {
             // A new segment per attempt lets the next snapshot drop the log before this one
@@ -263,13 +267,15 @@ final class Persistence: @unchecked Sendable {
             }
             let elapsed = MonotonicClock.milliseconds() - started
             coreLoop.execute { [self] in
-                finishSnapshot(outcome, sequence: sequence, milliseconds: elapsed, logger: logger)
+                finishSnapshot(outcome, sequence: sequence, milliseconds: elapsed, forgettingTheFallback: forgettingTheFallback, logger: logger)
                 completion()
             }
         }
     }
 
-    private func finishSnapshot(_ outcome: Result<SnapshotWriteResult, any Error>, sequence: UInt64, milliseconds: Int64, logger: Logger) {
+    private func finishSnapshot(
+        _ outcome: Result<SnapshotWriteResult, any Error>, sequence: UInt64, milliseconds: Int64, forgettingTheFallback: Bool, logger: Logger
+    ) {
         snapshotInProgress = false
         lastSnapshotAt = MonotonicClock.milliseconds()
         switch outcome {
@@ -277,8 +283,10 @@ final class Persistence: @unchecked Sendable {
             lastSnapshotFailed = false
             snapshotSequence = sequence
             do {
-                // Keep the log after the *older* snapshot, so a fall-back to it still replays.
-                let removed = try log.removeSegments(upTo: result.olderSnapshotSequence)
+                // Keep the log after the *older* snapshot, so a fall-back to it still replays —
+                // unless a deletion must leave the disk now.
+                let removed = try log.removeSegments(upTo: forgettingTheFallback ? sequence : result.olderSnapshotSequence)
+                if forgettingTheFallback { try snapshots.removeSnapshots(below: sequence) }
                 logBytesAtLastSnapshot = log.byteCount
                 logger.notice("snapshot written", metadata: [
                     "sequence": "\(sequence)", "bytes": "\(result.byteCount)", "ms": "\(milliseconds)", "segments-removed": "\(removed.count)",

@@ -288,6 +288,31 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
         case .auth(let token):
             _ = session.replies.forward(id)
             runner.submit(CoreRequest(connection: ref, requestID: id, .authenticate(tokenHash: SessionToken.hash(token))), op: op)
+        // Identities: the token is verified off the loop, then the core decides.
+        case .identitySignIn(let token, let nonce, let username, let device):
+            session.pendingSignIn = session.replies.forward(id)
+            runner.verifyIdentity(.idToken(token, nonce: nonce), for: .signIn(username: username), ref: ref, requestID: id, op: op, device: device, peer: connection.peer)
+        case .identityLink(let token, let nonce):
+            _ = session.replies.forward(id)
+            runner.verifyIdentity(.idToken(token, nonce: nonce), for: .link, ref: ref, requestID: id, op: op, device: nil, peer: connection.peer)
+        case .appAuth(let token, let device):
+            session.pendingSignIn = session.replies.forward(id)
+            runner.verifyIdentity(.appToken(token), for: .appAuth, ref: ref, requestID: id, op: op, device: device, peer: connection.peer)
+        case .accountDeleteWithIdentity(let token, let nonce):
+            _ = session.replies.forward(id)
+            runner.verifyIdentity(.idToken(token, nonce: nonce), for: .deleteAccount, ref: ref, requestID: id, op: op, device: nil, peer: connection.peer)
+        // Passwords: the code is drawn (and a typed one hashed) here; the core sees only hashes.
+        case .passwordResetRequest(let login):
+            _ = session.replies.forward(id)
+            let code = PasswordResetCode.generate()
+            let expiresAt = WallClock.milliseconds() + configuration.passwordResetCodeTTLMilliseconds
+            let body = CoreRequestBody.requestPasswordReset(login: login, address: connection.peer, codeHash: PasswordResetCode.hash(code), expiresAt: expiresAt)
+            runner.submit(CoreRequest(connection: ref, requestID: id, body), op: op, resetCode: code)
+        case .passwordReset(let login, let code, let newPassword):
+            _ = session.replies.forward(id)
+            let body = CoreRequestBody.beginPasswordReset(
+                login: login, address: connection.peer, codeHash: PasswordResetCode.hash(code), newPassword: newPassword)
+            runner.submit(CoreRequest(connection: ref, requestID: id, body), op: op)
         default:
             _ = session.replies.forward(id)
             runner.submit(CoreRequest(request, on: ref), op: op)

@@ -1,5 +1,4 @@
 import HuddleCore
-import HuddleCrypto
 import HuddleIO
 import HuddleProtocol
 import Logging
@@ -36,8 +35,11 @@ final class PushGateway: @unchecked Sendable {
     private var queueFullLog = LogThrottle()
     private var givenUpLog = LogThrottle()
     private var stopping = false
+    /// What the log lines call it: "push", or "report" for the report webhook.
+    private let purpose: String
 
-    init(webhook: WebhookURL, settings: PushSettings, metrics: PushMetrics, logger: Logger) throws {
+    init(webhook: WebhookURL, settings: PushSettings, metrics: PushMetrics, logger: Logger, purpose: String = "push") throws {
+        self.purpose = purpose
         self.webhook = webhook
         self.settings = settings
         self.metrics = metrics
@@ -50,8 +52,8 @@ final class PushGateway: @unchecked Sendable {
     }
 
     func start() throws {
-        thread = try LoopThread.spawn(name: "huddle-push") { [loop] in loop.run() }
-        logger.notice("push gateway enabled", metadata: ["webhook": "\(webhook.logged)", "signed": "\(signingKey != nil)"])
+        thread = try LoopThread.spawn(name: "huddle-\(purpose)") { [loop] in loop.run() }
+        logger.notice("\(purpose) gateway enabled", metadata: ["webhook": "\(webhook.logged)", "signed": "\(signingKey != nil)"])
     }
 
     /// After the core's last turn (nothing new arrives): sends what is waiting or being sent
@@ -89,6 +91,17 @@ final class PushGateway: @unchecked Sendable {
         loop.execute { [self] in accept(notification) }
     }
 
+    /// Queues a report for the report webhook (`--report-webhook`); callable from any thread.
+    /// The same hand-off as a notification: queued, retried, never waited for.
+    func submit(report: ModerationReport) {
+        loop.execute { [self] in
+            let delivery = PushDelivery(
+                id: "report-\(report.id)", user: report.reporter, kind: "report", request: webhook.post(JSONWriter.bytes(report.json), signingKey: signingKey))
+            if let dropped = queue.append(delivery) { droppedForRoom(dropped) }
+            pump()
+        }
+    }
+
     // MARK: Gateway thread
 
     private func accept(_ notification: PushNotification) {
@@ -101,23 +114,9 @@ final class PushGateway: @unchecked Sendable {
         let payload = PushPayload.json(
             id: notification.id, user: notification.user, kind: notification.kind.rawValue, title: notification.title, body: body,
             badge: notification.badge, target: notification.target, from: notification.from, time: notification.time)
-        let delivery = PushDelivery(id: notification.id, user: notification.user, kind: notification.kind.rawValue, request: request(carrying: payload))
+        let delivery = PushDelivery(id: notification.id, user: notification.user, kind: notification.kind.rawValue, request: webhook.post(payload, signingKey: signingKey))
         if let dropped = queue.append(delivery) { droppedForRoom(dropped) }
         pump()
-    }
-
-    /// The whole POST. The signature covers the exact body bytes, so a receiver verifies
-    /// before parsing.
-    private func request(carrying body: [UInt8]) -> [UInt8] {
-        var head = "POST \(webhook.target) HTTP/1.1\r\nHost: \(webhook.hostHeader)\r\nUser-Agent: huddle\r\n"
-        head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
-        if let signingKey {
-            let signature = Crypto.hmacSHA256(key: signingKey, message: body)
-            let hex = signature.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-            head += "X-Huddle-Signature: sha256=\(hex)\r\n"
-        }
-        head += "\r\n"
-        return Array(head.utf8) + body
     }
 
     /// Starts as many due notifications as free request slots allow, then arms the retry timer.

@@ -14,7 +14,7 @@ struct ReplyAudit {
     mutating func expect(_ request: CoreRequest) {
         #if DEBUG
         let route = request.replyRoute
-        guard route != .none, !request.continuesASignIn else { return }
+        guard route != .none, !request.continuesAnEarlierRequest else { return }
         waiting[route, default: 0] += 1
         #endif
     }
@@ -50,10 +50,13 @@ struct ReplyAudit {
     mutating func checkAnswered(_ request: CoreRequest, _ step: CoreStep, connectionKnown: Bool) -> Bool {
         #if DEBUG
         let route = request.replyRoute
-        guard route != .none, !request.continuesASignIn, let count = waiting[route] else { return true }
+        guard route != .none, !request.continuesAnEarlierRequest, let count = waiting[route] else { return true }
         let deferred = step.outputs.contains { output in
             if case .hashNewPassword = output { return true }
             if case .verifyPassword = output { return true }
+            if case .changePassword = output { return true }
+            if case .hashResetPassword = output { return true }
+            if case .verifyAccountDeletion = output { return true }
             return false
         }
         if deferred { return true }
@@ -74,9 +77,22 @@ extension CoreRequest {
         switch body {
         case .signUp, .finishLogin: true
         case .operation, .beginSignUp, .beginLogin, .authenticate, .serverPublish, .disconnectUser, .authorizePhotoUpload,
-             .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities,
-             .presenceElsewhere, .nodeGone, .localTick:
+             .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
+             .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset,
+             .presenceElsewhere, .nodeGone, .localTick, .identityVerified, .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
             false
+        }
+    }
+}
+
+extension CoreRequest {
+    /// The second half of a request whose slow work (a password's hash or check) ran on a
+    /// worker: answered in its first half's place (a sign-in's, a password change's or reset's,
+    /// or `account_delete`'s).
+    var continuesAnEarlierRequest: Bool {
+        switch body {
+        case .finishPasswordChange, .finishPasswordReset, .finishAccountDeletion: true
+        default: continuesASignIn
         }
     }
 }

@@ -30,6 +30,7 @@ enum ReplyEncoding {
     private static func httpStatus(_ code: CoreErrorCode) -> Int {
         switch code {
         case .forbidden: return 403
+        case .userNotFound, .reportNotFound, .publicationNotFound, .postNotFound, .commentNotFound: return 404
         default: return 400
         }
     }
@@ -39,6 +40,8 @@ enum ReplyEncoding {
         switch reply {
         case .failure:
             return .empty
+        case .identities(let identities):
+            return .identities(identities)
         case .account(let user, let expiresAt, _):
             return .session(AccountSession(user: user, token: token, expiresAt: expiresAt))
         case .revoked(let count):
@@ -55,14 +58,15 @@ enum ReplyEncoding {
             return .presence(ChannelPresence(channel: channel, users: users))
         case .disconnected(let count):
             return .closed(count)
-        case .users(let usernames):
-            return .users(usernames)
+        case .users(let usernames, let profiles):
+            let names = usernames.compactMap { user in profiles[user].displayName.map { (username: user, displayName: $0) } }
+            return .users(UserSearchResult(users: usernames, displayNames: names))
         case .friendRequestSent(let becameFriends):
             return .friendRequest(becameFriends ? .friends : .requested)
-        case .friendRequests(let incoming, let outgoing):
+        case .friendRequests(let incoming, let outgoing, let profiles):
             return .friendRequests(FriendRequestList(
-                incoming: incoming.map { FriendRequestEntry(user: $0.from, message: $0.message, time: $0.time) },
-                outgoing: outgoing.map { FriendRequestEntry(user: $0.to, message: $0.message, time: $0.time) }))
+                incoming: incoming.map { FriendRequestEntry(user: $0.from, message: $0.message, time: $0.time, profile: profiles[$0.from]) },
+                outgoing: outgoing.map { FriendRequestEntry(user: $0.to, message: $0.message, time: $0.time, profile: profiles[$0.to]) }))
         case .alreadyPublished(let epoch, let offset, let time):
             return .published(PublishResult(epoch: epoch, offset: offset, time: time, duplicate: true))
         case .duplicate(let first):
@@ -114,6 +118,18 @@ enum ReplyEncoding {
             return .memoryPoint(memory: memory, point)
         case .keptMemory(let memory, let pointCount):
             return .memory(memory.shown(pointCount: pointCount))
+        // Profiles and sessions.
+        case .profile(let user, let profile):
+            return .profile(OwnProfile(username: user, profile: profile))
+        case .sessions(let sessions, let total):
+            return .sessions(SessionList(sessions: sessions, total: total))
+        // Reports.
+        case .reportFiled(let id):
+            return .reportFiled(id)
+        case .export(let data):
+            return .export(data)
+        case .reports(let page):
+            return .reports(page)
         }
     }
 
@@ -121,6 +137,6 @@ enum ReplyEncoding {
     private static func shown(_ publication: Publication) -> ChannelPublication {
         ChannelPublication(
             channel: publication.channel, epoch: publication.epoch, offset: publication.offset, type: publication.type, from: publication.from,
-            data: .raw(publication.data), time: publication.time, clientID: publication.clientID)
+            data: .raw(publication.data), time: publication.time, clientID: publication.clientID, deleted: publication.removed)
     }
 }

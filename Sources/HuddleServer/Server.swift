@@ -71,6 +71,12 @@ public final class Server {
             photoStore = try PhotoStore(directory: configuration.dataDirectory + "/photos")
         }
         let photoWorkers = try WorkerThreads(name: "huddle-photo", count: 2)
+        if configuration.cluster == nil {
+            // A crash between an account's deletion and the removal of its photos left files
+            // nobody owns (single-node only: a cluster node may not have applied the newest
+            // uploads of the others yet).
+            try PhotoSweep.removeUnowned(from: photoStore, keeping: core.durableState.photos, logger: logger)
+        }
         let runner = try CoreRunner(
             configuration: configuration, core: core, persistence: persistence, ioLoops: loops, metrics: metrics, logger: logger,
             clusterWriterID: clusterWriterID, clusterPosition: clusterPosition)
@@ -104,6 +110,22 @@ public final class Server {
         runner.attach(endpoints)
         let pushGateway = try configuration.push.webhook.map { try PushGateway(webhook: $0, settings: configuration.push, metrics: metrics.push, logger: logger) }
         runner.pushGateway = pushGateway
+        let identitySignIns = try configuration.identity.isEnabled ? IdentitySignIns(
+            verifier: IdentityVerifier(settings: configuration.identity, metrics: metrics.identity, download: JWKSDownload.get),
+            threads: 2, sessionTTLMilliseconds: Int64(configuration.sessionTTLMilliseconds), logger: logger) : nil
+        runner.identitySignIns = identitySignIns
+        let resetMailer = try configuration.passwordResetWebhook.map {
+            try PasswordResetMailer(
+                webhook: $0, secret: configuration.passwordResetSecret, caFile: configuration.passwordResetCAFile, metrics: metrics.passwordResets,
+                logger: logger)
+        }
+        runner.passwordResetMailer = resetMailer
+        // Reports go out as pushes do (queue, retries, signature, CA), to a webhook of their own.
+        let reportGateway = try configuration.reportWebhook.map {
+            try PushGateway(webhook: $0, settings: configuration.push, metrics: metrics.push, logger: logger, purpose: "report")
+        }
+        runner.reportGateway = reportGateway
+        runner.photoRemoval = (photoStore, photoWorkers)
         for (context, endpoint) in zip(contexts, endpoints) {
             context.addEndpoint(endpoint, path: "/v1")
             context.photoAPI = PhotoAPI(runner: runner, endpoint: endpoint, context: context, store: photoStore, workers: photoWorkers, uploads: photoUploads)
@@ -135,6 +157,8 @@ public final class Server {
         }
 
         try pushGateway?.start()
+        try resetMailer?.start()
+        try reportGateway?.start()
         try runner.start()
         let threads = try loops.map { loop in
             try LoopThread.spawn(name: "huddle-io-\(loop.index)") { loop.run() }
@@ -158,7 +182,10 @@ public final class Server {
         }
         runner.stop(deadline: deadline)
         pushGateway?.join()
+        resetMailer?.stop()
+        reportGateway?.join()
         photoWorkers.stop()
+        identitySignIns?.stop()
         logger.notice("stopped")
         // Not a return: that would free the state object by object (a million publications,
         // hundreds of ms on a busy machine: past the exit budget) for a process about to end.

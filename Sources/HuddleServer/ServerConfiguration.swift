@@ -79,6 +79,18 @@ public struct ServerConfiguration: Sendable {
     // Push.
     /// The push gateway: the webhook (nil: none) and its queue, retries and timeouts.
     public var push = PushSettings()
+    /// Where each new report is POSTed (nil: none), with the push gateway's queue, retries,
+    /// signing key and CA.
+    public var reportWebhook: WebhookURL?
+
+    // Password reset.
+    /// Where reset codes are POSTed for the operator's mail sender (nil: no password reset),
+    /// the key that signs them, and the CA an https:// webhook must chain to.
+    public var passwordResetWebhook: WebhookURL?
+    public var passwordResetSecret: String?
+    public var passwordResetCAFile: String?
+    /// How long a reset code is valid.
+    public var passwordResetCodeTTLMilliseconds: Int64 = 15 * 60_000
 
     // Memories.
     /// Largest photo the photo endpoint stores (`PUT /api/v1/photos`); 413 beyond.
@@ -102,6 +114,10 @@ public struct ServerConfiguration: Sendable {
 
     /// Seconds between the info-level activity summary lines; 0 = none.
     public var summaryIntervalMilliseconds: Int = 60_000
+
+    // Identities.
+    /// Identity providers (OpenID Connect) and app-backend tokens; none by default.
+    public var identity = IdentitySettings()
 
     public init() {}
 }

@@ -62,9 +62,12 @@ final class ServerMetrics: Sendable {
     /// Retried writes answered with their kept first result, by op.
     private let duplicates = Mutex<[String: Int]>([:])
     let push = PushMetrics()
+    let passwordResets = PasswordResetMetrics()
     let photoUploads: PhotoUploads
     let passwordHashes = PasswordHashMetrics()
+    let identity = IdentityMetrics()
     let clusterSnapshots = ClusterSnapshotMetrics()
+    let deletions = DeletionMetrics()
     /// Bytes of requests held (decompressed) behind sign-ins still being decided, all
     /// connections together: a gauge, and the server-wide bound's running total.
     let heldBehindSignIn = Atomic<Int>(0)
@@ -181,9 +184,12 @@ final class ServerMetrics: Sendable {
             text += histogram.prometheusLines(name: "huddle_command_duration_seconds", labels: "op=\"\(op)\"")
         }
         text += push.prometheusText()
+        text += passwordResets.prometheusText()
         text += photoUploads.prometheusText()
         text += passwordHashes.prometheusText()
+        text += identity.prometheusText()
         text += clusterSnapshots.prometheusText()
+        text += deletions.prometheusText()
         text += cluster?.prometheusText() ?? ""
         text += "# HELP huddle_signin_held_bytes Bytes of requests waiting behind sign-ins still being decided.\n"
         text += "# TYPE huddle_signin_held_bytes gauge\n"

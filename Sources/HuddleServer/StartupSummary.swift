@@ -1,4 +1,5 @@
 import HuddleBuildInfo
+import HuddleCrypto
 import HuddleStore
 import Logging
 
@@ -25,12 +26,24 @@ enum StartupSummary {
             "max_photo_size": "\(configuration.maxPhotoSize)",
             "summary_interval_s": "\(configuration.summaryIntervalMilliseconds / 1000)",
             "cluster": "\(configuration.cluster.map(clusterSummary) ?? "off")",
+            "identity": "\(identitySummary(configuration.identity))",
         ]
     }
 
     /// Which cluster this node joined and how durable its ok is there (`--redis` and its flags).
     private static func clusterSummary(_ cluster: ClusterSettings) -> String {
         "on (node \(cluster.nodeName), \(cluster.redis), shared dir \(cluster.sharedDirectory), wait replicas \(cluster.waitReplicas))"
+    }
+
+    /// The OIDC issuers (issuer, audiences, where the keys are) and the app-token key kind; the
+    /// secret never.
+    private static func identitySummary(_ identity: IdentitySettings) -> String {
+        guard identity.isEnabled else { return "off" }
+        var parts = identity.issuers.map { "oidc \($0.issuer) aud \($0.audiences.joined(separator: ",")) jwks \($0.keys)" }
+        if let app = identity.appTokens {
+            parts.append("app tokens \(app.key.algorithm.rawValue)\(app.issuer.map { " iss \($0)" } ?? "")\(app.audience.map { " aud \($0)" } ?? "")")
+        }
+        return "on (\(parts.joined(separator: "; ")))"
     }
 
     /// The `--fsync` word for the policy.

@@ -77,6 +77,30 @@ public final class PhotoStore: Sendable {
         return try commit(upload, hash: hash)
     }
 
+    /// Removes the photo named `hash` (nobody owns it any more); none there is not an error.
+    /// Blocks on the disk: run it on a worker.
+    public func remove(hash: String) throws {
+        guard Self.isValidHash(hash) else { return }
+        let shard = directory + "/" + String(hash.prefix(2))
+        do {
+            try FileIO.unlink(shard + "/" + hash)
+        } catch StoreError.system(_, _, let code) where code == ENOENT {
+            return
+        }
+        try FileIO.syncDirectory(shard)
+    }
+
+    /// The hashes of every stored photo, for the start-up sweep of photos nobody owns.
+    public func storedHashes() throws -> [String] {
+        var hashes: [String] = []
+        for shard in try FileIO.listDirectory(directory) where shard.utf8.count == 2 {
+            for name in try FileIO.listDirectory(directory + "/" + shard) where Self.isValidHash(name) && name.hasPrefix(shard) {
+                hashes.append(name)
+            }
+        }
+        return hashes
+    }
+
     /// The bytes of the photo named `hash`, or nil when there is none.
     public func read(hash: String) throws -> [UInt8]? {
         guard Self.isValidHash(hash) else { return nil }

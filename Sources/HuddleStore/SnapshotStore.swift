@@ -42,6 +42,22 @@ public final class SnapshotStore: Sendable {
         try writing.withLock { _ in try writeSerialized(payload: payload, lastSequence: lastSequence, continuing: continuing) }
     }
 
+    /// Removes every snapshot below `lastSequence`, the fallback too: after a deletion, no file
+    /// may keep what was deleted once a snapshot without it is written (the log before that
+    /// snapshot goes with them, so there is nothing to fall back to until the next one).
+    @discardableResult
+    public func removeSnapshots(below lastSequence: UInt64) throws -> [String] {
+        try writing.withLock { _ in
+            var removed: [String] = []
+            for entry in try DataDirectoryListing(directory: directory).snapshots where entry.lastSequence < lastSequence {
+                try FileIO.unlink(pathIn(directory, entry.name))
+                removed.append(entry.name)
+            }
+            if !removed.isEmpty { try FileIO.syncDirectory(directory) }
+            return removed
+        }
+    }
+
     /// Removes the temporary file of an unfinished write of snapshot `lastSequence`, from
     /// another thread than the writer's: the shutdown's, which will not wait for the writer.
     /// The writer, if it is still running, sees its `continuing` say no and stops.

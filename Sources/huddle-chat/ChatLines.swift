@@ -71,7 +71,7 @@ enum ChatLines {
 
     static func notice(_ notice: InboxNotice, me: String) -> String {
         switch notice {
-        case .friendRequest(let from, let to, let message):
+        case .friendRequest(let from, let to, let message, _):
             return from == me
                 ? "[friend-request] sent to \(clean(to)): \(quoted(message))"
                 : "[friend-request] from \(clean(from)): \(quoted(message)) (/accept \(clean(from)) or /decline \(clean(from)))"

@@ -117,6 +117,17 @@ struct Serve: ParsableCommand {
     @Option(help: "Notifications waiting for the webhook before the oldest is dropped.") var pushQueueSize: Int = 10_000
     @Option(help: "Attempts per notification (the first included) before it is dropped.") var pushMaxAttempts: Int = 6
     @Option(help: "Seconds one webhook attempt may take: connect, send, response status.") var pushTimeout: Int = 10
+    // Password reset.
+    @Option(help: "Webhook (http:// or https://) that gets a JSON POST {username, email, code, expires_at} per password reset code, for the operator's mail sender; none = no password reset.")
+    var passwordResetWebhook: String?
+    @Option(help: "Key that signs password reset webhook requests (X-Huddle-Signature: sha256=HMAC of the body); or HUDDLE_PASSWORD_RESET_WEBHOOK_SECRET.")
+    var passwordResetWebhookSecret: String?
+    @Option(help: "PEM CA certificates an https password reset webhook must chain to, instead of the system store.")
+    var passwordResetWebhookCa: String?
+    @Option(help: "Seconds a password reset code stays valid.") var passwordResetCodeTtl: Int = 900
+    // Moderation.
+    @Option(help: "Webhook (http:// or https://) that gets a JSON POST per new report, sent as pushes are (same signing key, CA, retries).")
+    var reportWebhook: String?
     // Activities.
     @Option(help: "The activity list, comma-separated (1–64 names of 1–32 characters; \"Anything\" matches every other).")
     var activities: String = Self.defaultActivities
@@ -136,6 +147,21 @@ struct Serve: ParsableCommand {
     var sharedDir: String?
     @Option(help: "Cluster mode: replicas that must have a turn's log entry before its replies say ok (WAIT, 1 s; unavailable when short); 0 = off.")
     var redisWaitReplicas: Int = 0
+    // Identities.
+    @Option(help: "An OpenID Connect provider whose ID tokens sign in (identity_signin): 'issuer=ISS;audience=CLIENT_ID[,CLIENT_ID…];jwks=FILE-OR-URL'. Repeat for several.")
+    var oidcIssuer: [String] = []
+    @Option(help: "Seconds between reloads of an issuer's JWKS when a token names an unknown key id (a rotation); 0 = at every such token.")
+    var oidcKeyRefreshInterval: Int = 30
+    @Option(help: "The HS256 secret (32+ bytes) app-backend tokens are signed with (app_auth); or HUDDLE_APP_TOKEN_SECRET, or a file.")
+    var appTokenSecret: String?
+    @Option(help: "File holding the HS256 secret app-backend tokens are signed with (a final newline is dropped), instead of --app-token-secret.")
+    var appTokenSecretFile: String?
+    @Option(help: "PEM public key (RSA: RS256, P-256: ES256) app-backend tokens are signed with, instead of an HS256 secret.")
+    var appTokenPublicKey: String?
+    @Option(help: "The iss app-backend tokens must carry (default: not checked); their identities are filed under it (default: app).")
+    var appTokenIssuer: String?
+    @Option(help: "The aud app-backend tokens must carry (default: not checked).")
+    var appTokenAudience: String?
 
     func validate() throws {
         if tlsPort != nil && (tlsCert == nil || tlsKey == nil) {
@@ -166,21 +192,17 @@ struct Serve: ParsableCommand {
         guard LogLineHandler.Format(rawValue: logFormat) != nil else { throw ValidationError("--log-format must be text or json") }
         guard summaryInterval >= 0 else { throw ValidationError("--summary-interval must be 0 (off) or more") }
         // Push.
-        if let pushWebhook {
-            do {
-                _ = try WebhookURL(pushWebhook)
-            } catch {
-                throw ValidationError("--push-webhook: \(error.reason)")
-            }
-            if pushWebhookCa != nil, !pushWebhook.lowercased().hasPrefix("https://") {
-                throw ValidationError("--push-webhook-ca is for an https:// webhook")
-            }
-        } else if pushWebhookSecret != nil || pushWebhookCa != nil {
-            throw ValidationError("--push-webhook-secret and --push-webhook-ca need --push-webhook")
+        // The report webhook is signed and trusted as pushes are: the push secret and CA may go with it alone.
+        if pushWebhook != nil || reportWebhook == nil {
+            try Self.checkWebhook(pushWebhook, secret: pushWebhookSecret, ca: pushWebhookCa, flag: "push-webhook")
         }
+        try Self.checkWebhook(reportWebhook, secret: nil, ca: nil, flag: "report-webhook")
         guard pushQueueSize > 0, pushMaxAttempts > 0, pushTimeout > 0 else {
             throw ValidationError("--push-queue-size, --push-max-attempts and --push-timeout must be positive")
         }
+        // Password reset.
+        try Self.checkWebhook(passwordResetWebhook, secret: passwordResetWebhookSecret, ca: passwordResetWebhookCa, flag: "password-reset-webhook")
+        guard passwordResetCodeTtl > 0 else { throw ValidationError("--password-reset-code-ttl must be positive") }
         // Activities.
         if let problem = Self.activitiesProblem(activities) { throw ValidationError("--activities: \(problem)") }
         // Memories.
@@ -188,6 +210,8 @@ struct Serve: ParsableCommand {
         guard maxUploadsPerUser > 0, maxUploads > 0, photoUploadTimeout > 0, photoQuota > 0 else {
             throw ValidationError("--max-uploads-per-user, --max-uploads, --photo-upload-timeout and --photo-quota must be positive")
         }
+        // Identities.
+        _ = try identitySettings()
         try validateCluster()
         // Last: the checks that look at files and resolve the host.
         try validateStartConditions()
@@ -238,6 +262,14 @@ struct Serve: ParsableCommand {
         config.push.queueCapacity = pushQueueSize
         config.push.maxAttempts = pushMaxAttempts
         config.push.requestTimeoutMilliseconds = Int64(pushTimeout) * 1000
+        // Password reset.
+        config.passwordResetWebhook = passwordResetWebhook.flatMap { try? WebhookURL($0) }
+        config.passwordResetSecret = passwordResetWebhookSecret ?? ProcessEnvironment.value("HUDDLE_PASSWORD_RESET_WEBHOOK_SECRET")
+        config.passwordResetCAFile = passwordResetWebhookCa
+        config.passwordResetCodeTTLMilliseconds = Int64(passwordResetCodeTtl) * 1000
+        config.core.passwordResetEnabled = config.passwordResetWebhook != nil
+        // Moderation.
+        config.reportWebhook = reportWebhook.flatMap { try? WebhookURL($0) }
         // Activities.
         config.core.activities.names = Self.activityNames(activities)
         // Memories.
@@ -246,6 +278,8 @@ struct Serve: ParsableCommand {
         config.maxUploads = maxUploads
         config.photoUploadTimeoutMilliseconds = photoUploadTimeout * 1000
         config.core.photoQuotaBytes = photoQuota
+        // Identities.
+        config.identity = (try? identitySettings()) ?? IdentitySettings()
         // Cluster mode.
         if let redis, let endpoint = try? RedisEndpoint(url: redis), let sharedDir {
             config.cluster = ClusterSettings(redis: endpoint, nodeName: nodeName ?? Self.defaultNodeName(port: port), sharedDirectory: sharedDir)

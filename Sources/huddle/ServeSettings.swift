@@ -24,7 +24,7 @@ enum ServeSettings {
     }
 
     /// Never shown by `--print-config`, only whether they are set.
-    static let secrets: Set<String> = ["api-key", "push-webhook-secret", "metrics-token"]
+    static let secrets: Set<String> = ["api-key", "push-webhook-secret", "metrics-token", "app-token-secret", "password-reset-webhook-secret"]
     /// About where settings come from, not settings themselves.
     static let sourceFlags: Set<String> = ["config", "print-config"]
 
@@ -113,6 +113,7 @@ enum ServeSettings {
             case let number as Int: shown = .integer(number)
             case let number as Double: shown = .number(number == number.rounded() ? String(Int(number)) : String(number))
             case let text as String: shown = .string(text)
+            case let texts as [String]: shown = .array(texts.map(JSONValue.string))
             case let other?: shown = .string("\(other)")
             }
             return "  " + JSONWriter.serialize(.string(name)) + ": " + JSONWriter.serialize(shown)

@@ -58,13 +58,38 @@ import Testing
         .photoAccess(caller: bob, .stored(hash: "ab12", size: 1_048_576, newlyOwned: true)),
         .photoAccess(caller: bob, .readAllowed(hash: "ab12", size: 10)),
         .photoAccess(caller: bob, .refused(CoreError(.invalidToken, "unknown token"))),
+        .profileChanged(user: "alice", UserProfile(displayName: "Alice ☕", avatar: "ab12"), time: 5, to: [bob, alice]),
+        .profileChanged(user: "alice", UserProfile(), time: 6, to: [alice]),
+        .changePassword(
+            alice, requestID: "8", username: "alice", credentials: Credentials(salt: [1], hash: [2], iterations: 1000), oldPassword: "old \"pw\"",
+            newPassword: "new", revokeOthers: true, address: "192.0.2.1"),
+        .mailPasswordReset(alice, requestID: "9", username: "alice", email: "a@example.com", expiresAt: 1_763_712_900_000),
+        .hashResetPassword(alice, requestID: "10", username: "alice", codeHash: [0, 255], newPassword: "new", address: "2001:db8::1"),
+        .reply(alice, requestID: "5", .profile(user: "alice", UserProfile(displayName: "A"))),
+        .reply(alice, requestID: "6", .sessions([SessionEntry(id: "00ff", device: nil, createdAt: 1, lastSeenAt: 2, expiresAt: 3, connected: true, current: false)], total: 4)),
+        .feedEvent(.commented(post: 9, author: "alice", comment: FeedComment(id: 2, author: "bob", text: "x", time: 8, authorProfile: UserProfile(avatar: "ab12")), comments: 2), to: [alice]),
+        .reportFiled(ModerationReport(
+            id: 7, reporter: "alice", target: .message(channel: "chat:alice~bob", offset: 3), user: "bob", reason: "spam", text: "again \"x\"",
+            content: #"{"text":"hi"}"#, time: 1_763_800_000_000)),
+        .reportFiled(ModerationReport(
+            id: 8, reporter: "alice", target: .user("bob"), user: "bob", reason: "other", text: "", content: nil, time: 1,
+            resolution: ReportResolution(action: "dismissed", note: "", time: 2))),
+        // Moderation and deletion.
+        .deliver(Publication(channel: "room:lobby", epoch: "e1", offset: 4, type: "", from: nil, data: "", time: 8, removed: true), to: [bob]),
+        .verifyAccountDeletion(
+            alice, requestID: "5", username: "alice", credentials: Credentials(salt: [0, 255], hash: [1, 2, 3], iterations: 600_000), password: "pw",
+            address: "192.0.2.1"),
+        .removePhotoFiles([String(repeating: "ab", count: 32)]),
     ]
 
     /// Every case of `CoreOutput`, by name. The switch below has no `default:`, so a new case
     /// does not compile until it is named here, and `everyCaseHasASample` then wants a sample.
     enum Case: CaseIterable {
         case reply, deliver, typing, presenceChanged, localPresence, verifyPassword, hashNewPassword, closeConnections, sessionAccepted, authFailed, feedEvent
-        case pushNotification, memoryChanged, photoAccess
+        case pushNotification, memoryChanged, photoAccess, reportFiled
+        case profileChanged
+        case changePassword, mailPasswordReset, hashResetPassword
+        case verifyAccountDeletion, removePhotoFiles
 
         init(_ output: CoreOutput) {
             switch output {
@@ -82,6 +107,13 @@ import Testing
             case .pushNotification: self = .pushNotification
             case .memoryChanged: self = .memoryChanged
             case .photoAccess: self = .photoAccess
+            case .profileChanged: self = .profileChanged
+            case .changePassword: self = .changePassword
+            case .mailPasswordReset: self = .mailPasswordReset
+            case .hashResetPassword: self = .hashResetPassword
+            case .reportFiled: self = .reportFiled
+            case .verifyAccountDeletion: self = .verifyAccountDeletion
+            case .removePhotoFiles: self = .removePhotoFiles
             }
         }
     }

@@ -75,6 +75,14 @@ extension CoreRequest {
         CoreRequest(requestID: requestID, .disconnectUser(username: username))
     }
 
+    static func removeContent(requestID: String, _ content: RemovedContent) -> CoreRequest {
+        CoreRequest(requestID: requestID, .removeContent(content))
+    }
+
+    static func deleteUser(requestID: String, username: String) -> CoreRequest {
+        CoreRequest(requestID: requestID, .deleteUser(username: username))
+    }
+
     // Friends.
 
     static func searchUsers(_ ref: ConnectionRef, requestID: String, prefix: String, limit: Int) -> CoreRequest {
@@ -96,6 +104,11 @@ extension CoreRequest {
     }
 
     static func removeFriend(_ ref: ConnectionRef, requestID: String, user: String) -> CoreRequest { op(ref, requestID, .friendRemove(user: user)) }
+    static func block(_ ref: ConnectionRef, requestID: String, user: String) -> CoreRequest { op(ref, requestID, .block(user: user)) }
+    static func unblock(_ ref: ConnectionRef, requestID: String, user: String) -> CoreRequest { op(ref, requestID, .unblock(user: user)) }
+    static func report(_ ref: ConnectionRef, requestID: String, target: ReportTarget, reason: String, text: String) -> CoreRequest {
+        op(ref, requestID, .report(target: target, reason: reason, text: text))
+    }
     static func listFriends(_ ref: ConnectionRef, requestID: String) -> CoreRequest { op(ref, requestID, .friends) }
 
     // Chat.
@@ -232,6 +245,14 @@ extension CoreRequest {
         keyed.clientID = clientID
         return keyed
     }
+
+    // Profiles and sessions.
+    static func readProfile(_ ref: ConnectionRef, requestID: String) -> CoreRequest { op(ref, requestID, .profile) }
+    static func setProfile(_ ref: ConnectionRef, requestID: String, displayName: String?, avatar: String?) -> CoreRequest {
+        op(ref, requestID, .profileSet(displayName: displayName, avatar: avatar))
+    }
+    static func listSessions(_ ref: ConnectionRef, requestID: String) -> CoreRequest { op(ref, requestID, .sessions) }
+    static func revokeSession(_ ref: ConnectionRef, requestID: String, id: String) -> CoreRequest { op(ref, requestID, .sessionRevoke(id: id)) }
 }
 
 extension MemoryArguments {

@@ -30,6 +30,9 @@ import Testing
         CoreRequest(connection: alice, .authenticate(tokenHash: [0xab, 0xcd])),
         CoreRequest(requestID: "api-7", .serverPublish(channel: "room:a", type: "notice", data: #"{"b":[true,null]}"#)),
         CoreRequest(requestID: "api-8", .disconnectUser(username: "alice")),
+        CoreRequest(requestID: "api-9", .moderation(.suspend(username: "Alice", reason: "spam \"x\"", until: 1_763_800_000_000))),
+        CoreRequest(requestID: "api-10", .moderation(.suspend(username: "alice", reason: "spam", until: nil))),
+        CoreRequest(requestID: "api-11", .moderation(.unsuspend(username: "alice"))),
         CoreRequest(.authorizePhotoUpload(caller: ConnectionRef(loop: 1, serial: 3), tokenHash: [1], size: 1_048_576)),
         CoreRequest(.recordPhoto(caller: ConnectionRef(loop: 1, serial: 3), tokenHash: [1], hash: "ab12", size: 10)),
         CoreRequest(.authorizePhotoRead(caller: ConnectionRef(loop: 1, serial: 4), tokenHash: [], hash: "ab12")),
@@ -40,6 +43,15 @@ import Testing
         CoreRequest(.presenceElsewhere(user: "alice", node: "node-2", online: true)),
         CoreRequest(.nodeGone(node: "node-2")),
         CoreRequest(.localTick),
+        CoreRequest(connection: alice, requestID: "9", .identityVerified(IdentityProof(
+            purpose: .signIn(username: "Alice"),
+            identity: VerifiedIdentity(issuer: "https://idp.test", subject: "s-1", email: "a@example.com", proposedUsername: nil, nonce: "n", expiresAt: 5),
+            refusal: nil, session: session))),
+        CoreRequest(connection: alice, requestID: "9", .identityVerified(IdentityProof(
+            purpose: .appAuth, identity: nil, refusal: CoreError(.busy, "busy", retryAfterMilliseconds: 1_000), session: NewSession(tokenHash: [], expiresAt: 0)))),
+        CoreRequest(connection: alice, requestID: "9", .identityVerified(IdentityProof(
+            purpose: .link, identity: VerifiedIdentity(issuer: "app", subject: "bob", email: nil, proposedUsername: "bob", nonce: nil, expiresAt: .max),
+            refusal: nil, session: NewSession(tokenHash: [], expiresAt: 0)))),
     ]
 
     @Test(arguments: samples) func readingWhatWasWrittenGivesTheRequestBack(_ request: CoreRequest) {

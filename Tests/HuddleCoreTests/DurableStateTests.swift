@@ -12,6 +12,7 @@ import Testing
         configuration.expiredSessionRetentionMilliseconds = 1_000
         configuration.keptResultMilliseconds = 1_000
         configuration.keptResultSweepMilliseconds = 1_000
+        configuration.passwordResetEnabled = true
         return configuration
     }
 
@@ -85,6 +86,11 @@ import Testing
                 step(.deleteMemoryPoint(alice, requestID: "pd", memory: 1, point: 2))
                 step(.createMemory(connections["bob"]!, requestID: "mc", MemoryFields(title: "Porto", date: "2025-07-01")))
                 step(.deleteMemory(connections["bob"]!, requestID: "md", memory: 2))
+                // Profiles: alice's name and avatar, one changed, bob's set and cleared.
+                step(.setProfile(alice, requestID: "ps", displayName: "Alice ☕", avatar: photo))
+                step(.setProfile(alice, requestID: "ps", displayName: "Alice", avatar: nil))
+                step(.setProfile(connections["bob"]!, requestID: "ps", displayName: "Bob", avatar: nil))
+                step(.setProfile(connections["bob"]!, requestID: "ps", displayName: "", avatar: nil))
             }
             if round == 40 {
                 // bob logs in on a second device, logs the first out, and fails a login once.
@@ -101,6 +107,33 @@ import Testing
                 step(.disconnectUser(requestID: "d", username: "carol"))
                 connections["carol"] = harness.connectSignedIn(with: sessions["carol"]!)
                 step(.tick)
+                // Sessions: carol's last seen, an hour on, is logged; she logs in on a second
+                // device and revokes that session by its id from the first.
+                harness.advance(CoreConfiguration().sessionSeenIntervalMilliseconds)
+                step(.authenticate(harness.connect(), requestID: "a", tokenHash: sessions["carol"]!.tokenHash))
+                step(.recordSessionsSeen)
+                let tablet = harness.connect()
+                let tabletSession = harness.newSession()
+                step(.beginLogin(tablet, requestID: "L", login: "carol", address: "d", password: "p"))
+                step(.finishLogin(tablet, requestID: "L", username: "carol", passwordMatched: true, address: "d", session: tabletSession))
+                step(.revokeSession(connections["carol"]!, requestID: "r", id: Hex.encode(Array(tabletSession.tokenHash.prefix(8)))))
+                // Passwords: carol changes hers; dave's reset code is guessed at once, then used.
+                let carol = connections["carol"]!
+                step(CoreRequest(connection: carol, requestID: "pc", .operation(.passwordChange(oldPassword: "p", newPassword: "a new one!", revokeOthers: false))))
+                let verified = harness.core.durableState.accounts["carol"]!.credentials!
+                let changed = Credentials(salt: [9], hash: [9, 9], iterations: 1000)
+                step(CoreRequest(connection: carol, requestID: "pc", .finishPasswordChange(
+                    username: "carol", verified: verified, newCredentials: changed, revokeOthers: false, address: "192.0.2.1")))
+                let asking = harness.connect()
+                let code: [UInt8] = [1, 2, 3]
+                step(CoreRequest(connection: asking, requestID: "rr", .requestPasswordReset(
+                    login: "dave", address: "192.0.2.2", codeHash: code, expiresAt: harness.time + 60_000)))
+                step(CoreRequest(connection: asking, requestID: "rp", .beginPasswordReset(
+                    login: "dave", address: "192.0.2.2", codeHash: [7], newPassword: "a new one!")))
+                step(CoreRequest(connection: asking, requestID: "rp", .beginPasswordReset(
+                    login: "dave", address: "192.0.2.2", codeHash: code, newPassword: "a new one!")))
+                step(CoreRequest(connection: asking, requestID: "rp", .finishPasswordReset(
+                    username: "dave", codeHash: code, credentials: changed, address: "192.0.2.2")))
             }
             if round == 80 {
                 step(.logout(connections["alice"]!, requestID: "o", all: true))
@@ -127,11 +160,31 @@ import Testing
                 step(.commentOnPost(connections["bob"]!, requestID: "fc", post: 1, text: "in \"5\""))
                 step(.listFeed(connections["bob"]!, requestID: "ff", before: nil, limit: 10))
                 step(.deletePost(connections["bob"]!, requestID: "fd", post: 2))
+                // The operator removes the chat room's newest message: a tombstone.
+                let chat = harness.core.durableState.channels["chat:alice~bob"]!
+                step(.removeContent(requestID: "rm", .publication(channel: "chat:alice~bob", offset: chat.lastOffset)))
+                // eve joins, writes, likes, and the operator deletes her account.
+                let eve = harness.signUp("eve").connection
+                step(.publish(eve, requestID: "ep", channel: "room:lobby", type: "message", data: "\"eve\"", clientID: nil))
+                step(.likePost(eve, requestID: "el", post: 1, liked: true))
+                step(.deleteUser(requestID: "ed", username: "eve"))
                 // A keyed comment, retried: kept once, the retry changes nothing.
                 for _ in 0..<2 {
                     step(.keyed(connections["alice"]!, requestID: "kc", op: "comment", clientID: "c-1",
                                 .commentOnPost(connections["alice"]!, requestID: "kc", post: 1, text: "see you")))
                 }
+                // Blocking: one kept, one lifted.
+                step(.block(connections["carol"]!, requestID: "b1", user: "dave"))
+                step(.block(connections["carol"]!, requestID: "b2", user: "bob"))
+                step(.unblock(connections["carol"]!, requestID: "b3", user: "bob"))
+                // Moderation: one suspension kept, one lifted.
+                step(CoreRequest(requestID: "s1", .moderation(.suspend(username: "dave", reason: "spam", until: nil))))
+                step(CoreRequest(requestID: "s2", .moderation(.suspend(username: "carol", reason: "a week off", until: harness.time + 7 * CoreHarness.day))))
+                step(CoreRequest(requestID: "s3", .moderation(.unsuspend(username: "carol"))))
+                // Reports: a user and a post, one resolved.
+                step(.report(connections["bob"]!, requestID: "r1", target: .user("carol"), reason: "spam", text: "again"))
+                step(.report(connections["bob"]!, requestID: "r2", target: .post(1), reason: "harassment", text: ""))
+                step(CoreRequest(requestID: "r3", .moderation(.resolveReport(id: 1, action: "dismissed", note: "fine"))))
                 // Kept past the window: the next sweep forgets it.
                 harness.advance(2_000)
                 step(.tick)
@@ -175,6 +228,28 @@ import Testing
             // Keyed writes.
             case .keepResult: kinds.insert("keepResult")
             case .forgetKeptResults: kinds.insert("forgetKeptResults")
+            // Identities: IdentityTests replays a scenario of its own.
+            case .createIdentityAccount, .linkIdentity, .unlinkIdentity, .spendNonce: break
+            // Profiles and sessions.
+            case .setProfile: kinds.insert("setProfile")
+            case .seeSession: kinds.insert("seeSession")
+            // Passwords.
+            case .setCredentials: kinds.insert("setCredentials")
+            case .issuePasswordReset: kinds.insert("issuePasswordReset")
+            case .failPasswordReset: kinds.insert("failPasswordReset")
+            case .resetPassword: kinds.insert("resetPassword")
+            // Blocking.
+            case .block: kinds.insert("block")
+            case .unblock: kinds.insert("unblock")
+            // Moderation.
+            case .suspend: kinds.insert("suspend")
+            case .unsuspend: kinds.insert("unsuspend")
+            case .fileReport: kinds.insert("fileReport")
+            case .resolveReport: kinds.insert("resolveReport")
+            // Moderation and deletion.
+            case .removePublication: kinds.insert("removePublication")
+            case .eraseUser: kinds.insert("eraseUser")
+            case .removeComment: break  // ProtocolRemovalTests drives it through the real server
             }
         }
         let state = harness.core.durableState
@@ -186,7 +261,24 @@ import Testing
             "createMemory", "updateMemory", "deleteMemory", "putMemoryPoint", "deleteMemoryPoint", "addPhotoOwner",
             // Keyed writes.
             "keepResult", "forgetKeptResults",
+            // Profiles and sessions.
+            "setProfile", "seeSession",
+            // Passwords.
+            "setCredentials", "issuePasswordReset", "failPasswordReset", "resetPassword",
+            // Blocking.
+            "block", "unblock",
+            // Moderation.
+            "suspend", "unsuspend", "fileReport", "resolveReport",
+            // Moderation and deletion.
+            "removePublication", "eraseUser",
         ])
+        #expect(state.accounts["carol"]?.credentials?.hash == [9, 9] && state.accounts["dave"]?.credentials?.hash == [9, 9])
+        #expect(state.passwordResets.count == 0)
+        #expect(state.profiles["alice"] == UserProfile(displayName: "Alice", avatar: String(repeating: "ab", count: 32)) && state.profiles.count == 1)
+        #expect(state.sessions.tokenHashes(of: "carol").count == 1)
+        #expect(state.blocks.blocked(by: "carol") == ["dave"] && state.blocks.blockCount == 1)
+        #expect(state.suspensions["dave"]?.reason == "spam" && state.suspensions.count == 1)
+        #expect(state.reports.count == 2 && state.reports.openCount == 1 && state.reports[1]?.resolution?.action == "dismissed")
         #expect(state.keptResults.count(of: "alice") == 0)
         #expect(state.feed.postIDs(of: "alice") == [1] && state.feed[1]?.comments.count == 2 && state.feed[1]?.likers.isEmpty == true)
         #expect(state.memories.memories(of: "alice").map { $0.points.map(\.time) } == [[9]] && state.memories.count == 1)

@@ -122,7 +122,7 @@ import Testing
             FriendRequest(from: "bob", to: "carol", message: "second", time: harness.time),
             FriendRequest(from: "alice", to: "carol", message: "first", time: harness.time - 5),
         ], outgoing: [])])
-        guard case .friendRequests(_, let outgoing)? = harness.handle(.listFriendRequests(alice, requestID: "l")).replies.first else {
+        guard case .friendRequests(_, let outgoing, _)? = harness.handle(.listFriendRequests(alice, requestID: "l")).replies.first else {
             Issue.record("no list")
             return
         }

@@ -13,6 +13,7 @@ import Testing
     /// ephemeral; replies, pushes and sign-in work belong to the deciding node).
     private enum EventKind: Hashable, CaseIterable {
         case deliver, feedEvent, memoryChanged, presenceChanged, closeConnections
+        case profileChanged
     }
 
     private final class TwoNodes {
@@ -20,6 +21,7 @@ import Testing
             var configuration = CoreConfiguration()
             configuration.expiredSessionRetentionMilliseconds = 60_000
             configuration.history[.room] = HistoryLimit(maxPublications: 100, maxAgeMilliseconds: 60 * 60_000)
+            configuration.passwordResetEnabled = true
             return configuration
         }()
 
@@ -103,6 +105,7 @@ import Testing
             case .memoryChanged: .memoryChanged
             case .presenceChanged: .presenceChanged
             case .closeConnections: .closeConnections
+            case .profileChanged: .profileChanged
             default: nil
             }
         }
@@ -116,6 +119,7 @@ import Testing
                 case let .memoryChanged(change, to): .memoryChanged(change, to: mapped(to))
                 case let .presenceChanged(user, online, to): .presenceChanged(user: user, online: online, to: mapped(to))
                 case let .closeConnections(refs, code, reason): .closeConnections(mapped(refs), code: code, reason: reason)
+                case let .profileChanged(user, profile, time, to): .profileChanged(user: user, profile, time: time, to: mapped(to))
                 default: nil
                 }
             }
@@ -197,14 +201,92 @@ import Testing
         nodes.step(.deleteMemoryPoint(alice, requestID: "m", memory: 1, point: 2))
         nodes.step(.deleteMemory(alicePhone, requestID: "m", memory: 1))
 
+        // Profiles: alice's name and her photo as avatar, told to her friend bob and her devices;
+        // posts show it.
+        nodes.step(.setProfile(alice, requestID: "pf", displayName: "Alice ☕", avatar: photo))
+        nodes.step(.createPost(alice, requestID: "p", text: "with a name", activity: nil, at: nil))
+        nodes.step(.setProfile(alicePhone, requestID: "pf", displayName: "", avatar: nil))
+
+        // Sessions: bob signs in on a tablet and revokes it by id from his first device.
+        let (_, bobPhoneSession) = nodes.logIn("bob", lifetime: CoreHarness.sessionLifetime)
+        nodes.step(.revokeSession(bob, requestID: "sr", id: Hex.encode(Array(bobPhoneSession.tokenHash.prefix(8)))))
+
+        // Passwords: bob changes his and revokes his other sessions (closed on both nodes);
+        // carol's reset code is guessed once, then used (her sessions closed on both nodes).
+        let (_, bobLaptopSession) = nodes.logIn("bob", lifetime: CoreHarness.sessionLifetime)
+        _ = bobLaptopSession
+        nodes.step(CoreRequest(connection: bob, requestID: "pc", .operation(.passwordChange(oldPassword: "p", newPassword: "a new one!", revokeOthers: true))))
+        let verified = nodes.a.core.durableState.accounts["bob"]!.credentials!
+        let newCredentials = Credentials(salt: [1], hash: [2], iterations: 1000)
+        nodes.step(CoreRequest(connection: bob, requestID: "pc", .finishPasswordChange(
+            username: "bob", verified: verified, newCredentials: newCredentials, revokeOthers: true, address: "192.0.2.1")))
+        let asking = nodes.a.connect()
+        nodes.step(CoreRequest(connection: asking, requestID: "rr", .requestPasswordReset(
+            login: "carol", address: "192.0.2.9", codeHash: [5, 5], expiresAt: nodes.a.time + 60_000)))
+        nodes.step(CoreRequest(connection: asking, requestID: "rp", .beginPasswordReset(login: "carol", address: "192.0.2.9", codeHash: [6], newPassword: "a new one!")))
+        nodes.step(CoreRequest(connection: asking, requestID: "rp", .finishPasswordReset(
+            username: "carol", codeHash: [5, 5], credentials: newCredentials, address: "192.0.2.9")))
+
         // The end of a friendship ends bob's loc: subscription on both nodes, and the match.
         nodes.step(.removeFriend(bob, requestID: "f", user: "alice"))
         nodes.step(.reportRegion(alice, requestID: "r", placeID: 1, entered: false, time: nodes.a.time))
         nodes.step(.removePlace(alice, requestID: "pr", id: 1))
 
+        // Identities: an account made by a sign-in (with a nonce), a link, an unlink.
+        let identity = { (subject: String, nonce: String?) in
+            VerifiedIdentity(issuer: "https://idp.test", subject: subject, email: nil, proposedUsername: nil, nonce: nonce, expiresAt: nodes.a.time + 600_000)
+        }
+        let dora = nodes.a.connect()
+        nodes.step(CoreRequest(connection: dora, requestID: "i", .identityVerified(IdentityProof(
+            purpose: .signIn(username: "dora"), identity: identity("d-1", "n-1"), refusal: nil, session: nodes.a.newSession()))))
+        nodes.step(CoreRequest(connection: dora, requestID: "i", .identityVerified(IdentityProof(
+            purpose: .link, identity: identity("d-2", nil), refusal: nil, session: nodes.a.newSession()))))
+        nodes.step(CoreRequest(connection: dora, requestID: "u", .operation(.identityUnlink(issuer: "https://idp.test", subject: "d-1"))))
+        // An account made by an identity, deleted with a fresh sign-in of it.
+        let fay = nodes.a.connect()
+        let faySession = nodes.a.newSession()
+        nodes.step(CoreRequest(connection: fay, requestID: "i", .identityVerified(IdentityProof(
+            purpose: .signIn(username: "fay"), identity: identity("f-1", nil), refusal: nil, session: faySession))))
+        nodes.mirror(fay, signedInWith: faySession)
+        var fresh = identity("f-1", "n-f")
+        fresh.issuedAt = nodes.a.time
+        let erased = nodes.step(CoreRequest(connection: fay, requestID: "d", .identityVerified(IdentityProof(
+            purpose: .deleteAccount, identity: fresh, refusal: nil, session: nodes.a.newSession()))))
+        #expect(erased.commands.contains { if case .eraseUser("fay", _) = $0 { true } else { false } })
+        // Blocking: between friends (bob and carol crossed requests), what an unfriending tells;
+        // one lifted, one kept. carol signs in again: her reset above revoked her sessions.
+        let (carolAgain, _) = nodes.logIn("carol", lifetime: CoreHarness.sessionLifetime)
+        nodes.step(.block(carolAgain, requestID: "b", user: "bob"))
+        nodes.step(.unblock(carolAgain, requestID: "b", user: "bob"))
+        nodes.step(.block(carolAgain, requestID: "b", user: "alice"))
+        #expect(nodes.b.durableState.blocks.blocked(by: "carol") == ["alice"])
+
+        // Moderation: a report, its resolution, and a suspension closing dave's connection on
+        // both nodes (4003), then lifted.
+        let (dave, _) = nodes.signUp("dave")
+        nodes.step(.report(carolAgain, requestID: "r", target: .user("dave"), reason: "spam", text: "ads"))
+        nodes.step(CoreRequest(requestID: "api-r", .moderation(.resolveReport(id: 1, action: "user_suspended", note: ""))))
+        let suspension = nodes.step(CoreRequest(requestID: "api-s", .moderation(.suspend(username: "dave", reason: "ads", until: nil))))
+        #expect(suspension.outputs.contains { if case .closeConnections([dave], 4003, _) = $0 { true } else { false } })
+        nodes.step(CoreRequest(requestID: "api-u", .moderation(.unsuspend(username: "dave"))))
+
         // Logouts: one device, then every device of a user.
         nodes.step(.logout(alicePhone, requestID: "o", all: false))
         nodes.step(.logout(carol, requestID: "o", all: true))
+
+        // Moderation and deletion: the operator removes a chat message (a tombstone told to its
+        // subscribers), then deletes erin, bob's friend with a message in the room and a photo
+        // (whose file only the deciding node removes).
+        nodes.step(.removeContent(requestID: "rm", .publication(channel: "chat:alice~bob", offset: 1)))
+        let (erin, erinSession) = nodes.signUp("erin")
+        nodes.step(.recordPhoto(caller: ConnectionRef(loop: 9, serial: 2), tokenHash: erinSession.tokenHash, hash: String(repeating: "cd", count: 32), size: 10))
+        nodes.onBoth(erin) { .subscribe($0, requestID: "s", channel: "room:lobby", since: nil) }
+        nodes.step(.sendFriendRequest(erin, requestID: "f", user: "bob", message: ""))
+        nodes.step(.answerFriendRequest(bob, requestID: "f", user: "erin", accept: true))
+        nodes.step(.publish(erin, requestID: "p", channel: "room:lobby", type: "message", data: "{}"))
+        let deletion = nodes.step(.deleteUser(requestID: "du", username: "erin"))
+        #expect(deletion.commands.contains { if case .eraseUser("erin", _) = $0 { true } else { false } })
+        #expect(deletion.outputs.contains(.removePhotoFiles([String(repeating: "cd", count: 32)])))
 
         // A short session whose device went away, then time: expiries, purges, trims, grace.
         let (bobTablet, _) = nodes.logIn("bob", lifetime: 60_000)

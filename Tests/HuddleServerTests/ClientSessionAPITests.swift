@@ -53,6 +53,16 @@ import Testing
         #expect(!alice.events.contains { $0.stopReason != nil }, "a logout is not a refusal")
     }
 
+    @Test func accountDeletion() async throws {
+        let server = try await startHuddle()
+        let (alice, _) = try await signedUp("alice", server: server)
+        #expect(try await alice.failure { $0.deleteAccount(password: "wrong password", completion: $1) }.serverCode == "invalid_credentials")
+        try await alice.ok("account_delete") { $0.deleteAccount(password: testPassword, completion: $1) }
+        try await alice.waitFor("an anonymous reconnect") { $0.contains(.connected(user: nil)) }
+        #expect(await alice.run { $0.token } == nil)
+        #expect(!alice.events.contains { $0.stopReason != nil }, "a deletion is not a refusal")
+    }
+
     @Test func channels() async throws {
         let server = try await startHuddle()
         let (alice, _) = try await signedUp("alice", server: server)

@@ -114,7 +114,7 @@ extension FeedEvent {
     /// When it happened, for the kinds that carry their own time.
     var time: Int64? {
         switch self {
-        case .liked(_, _, _, _, _, let time), .deleted(_, _, let time): return time
+        case .liked(_, _, _, _, _, let time), .deleted(_, _, let time), .commentRemoved(_, _, _, _, let time): return time
         case .posted(let post): return post.time
         case .commented(_, _, let comment, _): return comment.time
         }

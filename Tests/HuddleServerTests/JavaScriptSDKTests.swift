@@ -8,7 +8,7 @@ import Testing
 @Suite(.ownThread) struct JavaScriptSDKTests {
     static var sdkDirectory: URL { PythonClients.packageRoot.appendingPathComponent("clients/js") }
 
-    @Test(arguments: ["ops.test.js", "reconnect.test.js"])
+    @Test(arguments: ["ops.test.js", "reconnect.test.js", "identity.test.js"])
     func sdkTestsPassInNode(file: String) async throws {
         try await Self.runNodeTests("test/\(file)", timeout: 300)
     }

@@ -10,12 +10,7 @@ import Testing
 
     /// alice and bob, friends, each with the presence event of the befriending consumed.
     private func friends(port: Int) throws -> (alice: ProtocolClient, aliceToken: String, bob: ProtocolClient, bobToken: String) {
-        let (alice, aliceToken) = try ProtocolClient.signedUp("alice", port: port)
-        let (bob, bobToken) = try ProtocolClient.signedUp("bob", port: port)
-        try alice.ok("friend_request", ["user": "bob"])
-        try bob.ok("friend_accept", ["user": "alice"])
-        _ = try alice.nextEvent("presence")
-        _ = try bob.nextEvent("presence")
+        let (alice, aliceToken, bob, bobToken) = try ProtocolClient.friends("alice", "bob", port: port)
         return (alice, aliceToken, bob, bobToken)
     }
 

@@ -97,6 +97,7 @@ export declare function makeClientId(): string;
 
 type Key = { clientId?: string | null };
 type Session = { user: User; token: string; expires_at: number };
+type LinkedIdentity = { issuer: string; subject: string; linked_at: number };
 type SubscribeResult = {
   channel: string; epoch: string; offset: number; recovered?: boolean;
   publications: Omit<PublicationEvent, 'event' | 'channel' | 'epoch'>[];
@@ -126,6 +127,12 @@ export declare class HuddleClient {
   logout(options?: { all?: boolean }): Promise<{ revoked: number }>;
   whoami(): Promise<{ user: User; expires_at: number }>;
 
+  identitySignIn(args: { token: string; nonce?: string; username?: string; device?: string }): Promise<Session>;
+  appAuth(args: { token: string; device?: string }): Promise<Session>;
+  identityLink(args: { token: string; nonce?: string }): Promise<{ identities: LinkedIdentity[] }>;
+  identityUnlink(issuer: string, subject: string): Promise<{ identities: LinkedIdentity[] }>;
+  identities(): Promise<{ identities: LinkedIdentity[] }>;
+
   subscribe(channel: string, options?: { since?: Position }): Promise<SubscribeResult>;
   unsubscribe(channel: string): Promise<{}>;
   publish(channel: string, data: unknown, options?: { type?: string } & Key): Promise<Position & { time: number } & Duplicate>;
@@ -139,7 +146,24 @@ export declare class HuddleClient {
   friendDecline(user: string, options?: Key): Promise<{}>;
   friendCancel(user: string, options?: Key): Promise<{}>;
   friendRemove(user: string, options?: Key): Promise<{}>;
-  friends(): Promise<{ friends: { username: string; online: boolean }[] }>;
+  friends(): Promise<{ friends: ({ username: string; online: boolean } & Profile)[] }>;
+
+  profile(): Promise<OwnProfile>;
+  profileSet(fields: { displayName?: string; avatar?: string }): Promise<OwnProfile>;
+  sessions(): Promise<{ sessions: Session[]; total: number }>;
+  sessionRevoke(session: string): Promise<{ revoked: number }>;
+  passwordChange(oldPassword: string, newPassword: string, options?: { revokeOthers?: boolean }): Promise<{ revoked: number }>;
+  passwordResetRequest(login: string): Promise<{}>;
+  passwordReset(fields: { login: string; code: string; newPassword: string }): Promise<{ revoked: number }>;
+
+  block(user: string, options?: Key): Promise<{}>;
+  unblock(user: string, options?: Key): Promise<{}>;
+  blocks(): Promise<{ users: string[] }>;
+  report(
+    target: { kind: 'user'; user: string } | { kind: 'message'; channel: string; offset: number } | { kind: 'post'; post: number } | { kind: 'comment'; post: number; comment: number },
+    reason: 'spam' | 'harassment' | 'hate' | 'violence' | 'sexual' | 'self_harm' | 'impersonation' | 'other',
+    options?: { text?: string },
+  ): Promise<{ report: number }>;
 
   markRead(channel: string, offset: number, options?: Key): Promise<{ channel: string; read: number; unread: number; badge: number }>;
   unread(): Promise<{ rooms: { channel: string; offset: number; read: number; unread: number }[]; total: number }>;
@@ -178,3 +202,11 @@ export declare class HuddleClient {
 }
 
 export default HuddleClient;
+
+/** A user's display name and avatar (a photo hash), each present only when set (protocol.md, "Profiles"). */
+export interface Profile { display_name?: string; avatar?: string }
+/** The caller's own profile: both always present, null when unset. */
+export interface OwnProfile { username: string; display_name: string | null; avatar: string | null }
+export interface Session {
+  id: string; device: string | null; created_at: number; last_seen_at: number; expires_at: number; connected: boolean; current: boolean;
+}

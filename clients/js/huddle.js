@@ -18,6 +18,7 @@ export const IDEMPOTENCY_KEYS = Object.freeze({
   activity_on: 'client_id', activity_off: 'client_id', place_set: 'client_id', place_remove: 'client_id',
   memory_create: 'client_id', memory_update: 'client_id', memory_delete: 'client_id',
   point_add: 'client_id', point_update: 'client_id', point_delete: 'client_id',
+  block: 'client_id', unblock: 'client_id',
 });
 
 /** Ops that change nothing, or whose repetition changes nothing (a location report not newer
@@ -25,7 +26,9 @@ export const IDEMPOTENCY_KEYS = Object.freeze({
 export const SAFE_TO_REPEAT = Object.freeze(new Set([
   'ping', 'whoami', 'history', 'presence', 'user_search', 'friend_requests', 'friends', 'unread',
   'feed', 'comments', 'activities', 'matches', 'places', 'where', 'memories', 'memory',
-  'location_fix', 'region',
+  'location_fix', 'region', 'blocks',
+  // Profiles and sessions: setting the same profile twice is the same as once.
+  'profile', 'profile_set', 'sessions',
 ]));
 
 /** A refused request (the reply's `error`), or the client's own failure (`connection_lost`,
@@ -543,6 +546,26 @@ export class HuddleClient {
   }
   whoami() { return this.request('whoami'); }
 
+  // ---- identities ----
+
+  /** `identity_signin` with an OpenID Connect ID token: `{ token, nonce?, username?, device? }`. */
+  identitySignIn(args) { return this.request('identity_signin', args).then((r) => this.signedIn(r)); }
+  /** `app_auth` with a token the app's backend signed: `{ token, device? }`. */
+  appAuth(args) { return this.request('app_auth', args).then((r) => this.signedIn(r)); }
+  identityLink(args) { return this.request('identity_link', args); }
+  identityUnlink(issuer, subject) { return this.request('identity_unlink', { issuer, subject }); }
+  identities() { return this.request('identities', {}, { resend: true }); }
+
+  // ---- identities ----
+
+  /** `identity_signin` with an OpenID Connect ID token: `{ token, nonce?, username?, device? }`. */
+  identitySignIn(args) { return this.request('identity_signin', args).then((r) => this.signedIn(r)); }
+  /** `app_auth` with a token the app's backend signed: `{ token, device? }`. */
+  appAuth(args) { return this.request('app_auth', args).then((r) => this.signedIn(r)); }
+  identityLink(args) { return this.request('identity_link', args); }
+  identityUnlink(issuer, subject) { return this.request('identity_unlink', { issuer, subject }); }
+  identities() { return this.request('identities', {}, { resend: true }); }
+
   // ---- channels ----
 
   publish(channel, data, { type, clientId } = {}) {
@@ -564,6 +587,15 @@ export class HuddleClient {
   friendCancel(user, { clientId } = {}) { return this.request('friend_cancel', compact({ user, client_id: clientId })); }
   friendRemove(user, { clientId } = {}) { return this.request('friend_remove', compact({ user, client_id: clientId })); }
   friends() { return this.request('friends'); }
+
+  // ---- blocking and reports ----
+
+  block(user, { clientId } = {}) { return this.request('block', compact({ user, client_id: clientId })); }
+  unblock(user, { clientId } = {}) { return this.request('unblock', compact({ user, client_id: clientId })); }
+  blocks() { return this.request('blocks'); }
+  /** `target`: `{ kind: 'user', user }`, `{ kind: 'message', channel, offset }`,
+   * `{ kind: 'post', post }` or `{ kind: 'comment', post, comment }` (protocol.md "Reports"). */
+  report(target, reason, { text } = {}) { return this.request('report', compact({ ...target, reason, text })); }
 
   // ---- chat ----
 
@@ -624,6 +656,19 @@ export class HuddleClient {
     return this.request('point_update', compact({ memory, point, time, position, place_name: placeName, note, photos, client_id: clientId }));
   }
   pointDelete(memory, point, { clientId } = {}) { return this.request('point_delete', compact({ memory, point, client_id: clientId })); }
+
+  // ---- profiles, sessions, passwords ----
+
+  profile() { return this.request('profile'); }
+  /** `displayName`/`avatar` left out stay as they are; '' clears one. */
+  profileSet({ displayName, avatar } = {}) { return this.request('profile_set', compact({ display_name: displayName, avatar })); }
+  sessions() { return this.request('sessions'); }
+  sessionRevoke(session) { return this.request('session_revoke', { session }); }
+  passwordChange(oldPassword, newPassword, { revokeOthers } = {}) {
+    return this.request('password_change', compact({ old_password: oldPassword, new_password: newPassword, revoke_others: revokeOthers }));
+  }
+  passwordResetRequest(login) { return this.request('password_reset_request', { login }); }
+  passwordReset({ login, code, newPassword }) { return this.request('password_reset', { login, code, new_password: newPassword }); }
 
   // ---- photos (HTTP, with the session token) ----
 

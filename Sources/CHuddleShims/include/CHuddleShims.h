@@ -19,6 +19,11 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 #include <openssl/rand.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/core_names.h>
 
 #include <zlib.h>
 

@@ -47,17 +47,24 @@ public struct FriendRequestEntry: Sendable, Equatable {
     public var user: String
     public var message: String
     public var time: Int64
+    /// `user`'s profile.
+    public var profile: UserProfile
 
-    public init(user: String, message: String, time: Int64) {
+    public init(user: String, message: String, time: Int64, profile: UserProfile = UserProfile()) {
         self.user = user
         self.message = message
         self.time = time
+        self.profile = profile
     }
 
-    public var json: JSONValue { .object([("user", .string(user)), ("message", .string(message)), ("time", .integer(time))]) }
+    public var json: JSONValue {
+        .object([("user", .string(user)), ("message", .string(message)), ("time", .integer(time))] + profile.members())
+    }
 
     public init(json: JSONValue) throws(WireFormatError) {
-        self.init(user: try json.requiredString("user"), message: try json.requiredString("message"), time: try json.requiredInt64("time"))
+        self.init(
+            user: try json.requiredString("user"), message: try json.requiredString("message"), time: try json.requiredInt64("time"),
+            profile: try UserProfile(in: json))
     }
 }
 

@@ -16,19 +16,21 @@ public struct UserInfo: Sendable, Equatable {
     }
 }
 
-/// One entry of the `friends` list: a friend and whether they are online now.
+/// One entry of the `friends` list: a friend, whether they are online now, and their profile.
 public struct FriendStatus: Sendable, Equatable {
     public var username: String
     public var online: Bool
+    public var profile: UserProfile
 
-    public init(username: String, online: Bool) {
+    public init(username: String, online: Bool, profile: UserProfile = UserProfile()) {
         self.username = username
         self.online = online
+        self.profile = profile
     }
 
-    public var json: JSONValue { .object([("username", .string(username)), ("online", .bool(online))]) }
+    public var json: JSONValue { .object([("username", .string(username)), ("online", .bool(online))] + profile.members()) }
 
     public init(json: JSONValue) throws(WireFormatError) {
-        self.init(username: try json.requiredString("username"), online: try json.requiredBool("online"))
+        self.init(username: try json.requiredString("username"), online: try json.requiredBool("online"), profile: try UserProfile(in: json))
     }
 }

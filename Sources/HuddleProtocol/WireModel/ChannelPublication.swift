@@ -13,11 +13,15 @@ public struct ChannelPublication: Sendable, Equatable {
     public var time: Int64
     /// The publisher's retry id, when it gave one.
     public var clientID: String?
+    /// A tombstone (protocol.md, "Tombstones"): removed, its offset stays taken; listed as
+    /// `{"offset": …, "deleted": true}` with nothing else.
+    public var deleted: Bool
 
     public init(
         channel: String, epoch: String, offset: UInt64, type: String = "message", from: String?, data: JSONValue, time: Int64,
-        clientID: String? = nil
+        clientID: String? = nil, deleted: Bool = false
     ) {
+        self.deleted = deleted
         self.channel = channel
         self.epoch = epoch
         self.offset = offset
@@ -34,6 +38,7 @@ public struct ChannelPublication: Sendable, Equatable {
     /// A publication object as `subscribe` and `history` list it: the event's fields without
     /// `event`, `channel` and `epoch`, which the result states once.
     public var listed: JSONValue {
+        if deleted { return .object([("offset", .integer(offset)), ("deleted", .bool(true))]) }
         var members: [(String, JSONValue)] = [
             ("offset", .integer(offset)), ("type", .string(type)), ("from", from.map(JSONValue.string) ?? .null), ("data", data),
             ("time", .integer(time)),
@@ -45,6 +50,10 @@ public struct ChannelPublication: Sendable, Equatable {
     /// A publication object as the protocol writes it; `channel` and `epoch` come from the
     /// event itself or, in a result's list, from the result around it.
     public init(json object: JSONValue, channel: String, epoch: String) throws(WireFormatError) {
+        if object["deleted"]?.boolValue == true {
+            self.init(channel: channel, epoch: epoch, offset: try object.requiredUInt64("offset"), type: "", from: nil, data: .null, time: 0, deleted: true)
+            return
+        }
         let from = object["from"]
         guard from == nil || from == .null || from?.stringValue != nil else {
             throw WireFormatError("publication `from` is neither a string nor null")

@@ -14,15 +14,18 @@ public enum FeedEvent: Sendable, Equatable {
     case commented(post: UInt64, author: String, comment: FeedComment, comments: Int)
     /// The author deleted the post.
     case deleted(post: UInt64, author: String, time: Int64)
+    /// The operator removed comment `comment` from `author`'s post; `comments` is its count now.
+    case commentRemoved(post: UInt64, author: String, comment: UInt64, comments: Int, time: Int64)
 
     /// The event names this enum reads.
-    public static let names: Set<String> = ["post", "like", "comment", "post_deleted"]
+    public static let names: Set<String> = ["post", "like", "comment", "post_deleted", "comment_removed"]
 
     /// The post the event is about.
     public var post: UInt64 {
         switch self {
         case .posted(let post): return post.id
-        case .liked(let post, _, _, _, _, _), .commented(let post, _, _, _), .deleted(let post, _, _): return post
+        case .liked(let post, _, _, _, _, _), .commented(let post, _, _, _), .deleted(let post, _, _), .commentRemoved(let post, _, _, _, _):
+            return post
         }
     }
 
@@ -43,6 +46,11 @@ public enum FeedEvent: Sendable, Equatable {
             ])
         case .deleted(let post, let author, let time):
             return .object([("event", .string("post_deleted")), ("post", .integer(post)), ("author", .string(author)), ("time", .integer(time))])
+        case .commentRemoved(let post, let author, let comment, let comments, let time):
+            return .object([
+                ("event", .string("comment_removed")), ("post", .integer(post)), ("author", .string(author)), ("comment", .integer(comment)),
+                ("comments", .integer(comments)), ("time", .integer(time)),
+            ])
         }
     }
 
@@ -61,6 +69,10 @@ public enum FeedEvent: Sendable, Equatable {
                 comment: try FeedComment(json: try message.requiredObject("comment")), comments: try message.requiredInt("comments"))
         case "post_deleted":
             self = .deleted(post: try message.requiredUInt64("post"), author: try message.requiredString("author"), time: try message.requiredInt64("time"))
+        case "comment_removed":
+            self = .commentRemoved(
+                post: try message.requiredUInt64("post"), author: try message.requiredString("author"), comment: try message.requiredUInt64("comment"),
+                comments: try message.requiredInt("comments"), time: try message.requiredInt64("time"))
         default:
             return nil
         }

@@ -18,10 +18,12 @@ public struct FeedPost: Sendable, Equatable {
     public var comments: Int
     /// The newest few comments, newest first.
     public var recentComments: [FeedComment]
+    /// The author's profile as it is when the post is shown (`author_display_name`, `author_avatar`).
+    public var authorProfile: UserProfile
 
     public init(
         id: UInt64, author: String, text: String, activity: String? = nil, at: Int64? = nil, time: Int64, likes: Int = 0,
-        liked: Bool = false, comments: Int = 0, recentComments: [FeedComment] = []
+        liked: Bool = false, comments: Int = 0, recentComments: [FeedComment] = [], authorProfile: UserProfile = UserProfile()
     ) {
         self.id = id
         self.author = author
@@ -33,6 +35,7 @@ public struct FeedPost: Sendable, Equatable {
         self.liked = liked
         self.comments = comments
         self.recentComments = recentComments
+        self.authorProfile = authorProfile
     }
 
     /// Fields in the order protocol.md shows them.
@@ -40,6 +43,7 @@ public struct FeedPost: Sendable, Equatable {
         .object([
             ("id", .integer(id)),
             ("author", .string(author)),
+        ] + authorProfile.members(prefix: "author_") + [
             ("text", .string(text)),
             ("activity", activity.map(JSONValue.string) ?? .null),
             ("at", at.map { JSONValue.integer($0) } ?? .null),
@@ -56,7 +60,8 @@ public struct FeedPost: Sendable, Equatable {
             id: try json.requiredUInt64("id"), author: try json.requiredString("author"), text: try json.requiredString("text"),
             activity: try json.optionalString("activity"), at: try json.optionalInt64("at"), time: try json.requiredInt64("time"),
             likes: try json.requiredInt("likes"), liked: try json.requiredBool("liked"), comments: try json.requiredInt("comments"),
-            recentComments: try json.requiredList("recent_comments", FeedComment.init(json:)))
+            recentComments: try json.requiredList("recent_comments", FeedComment.init(json:)),
+            authorProfile: try UserProfile(in: json, prefix: "author_"))
     }
 }
 
@@ -66,21 +71,26 @@ public struct FeedComment: Sendable, Equatable {
     public var author: String
     public var text: String
     public var time: Int64
+    /// The author's profile as it is when the comment is shown; never stored with the comment.
+    public var authorProfile: UserProfile
 
-    public init(id: UInt64, author: String, text: String, time: Int64) {
+    public init(id: UInt64, author: String, text: String, time: Int64, authorProfile: UserProfile = UserProfile()) {
         self.id = id
         self.author = author
         self.text = text
         self.time = time
+        self.authorProfile = authorProfile
     }
 
     public var json: JSONValue {
-        .object([("id", .integer(id)), ("author", .string(author)), ("text", .string(text)), ("time", .integer(time))])
+        .object(
+            [("id", .integer(id)), ("author", .string(author))] + authorProfile.members(prefix: "author_")
+                + [("text", .string(text)), ("time", .integer(time))])
     }
 
     public init(json: JSONValue) throws(WireFormatError) {
         self.init(
             id: try json.requiredUInt64("id"), author: try json.requiredString("author"), text: try json.requiredString("text"),
-            time: try json.requiredInt64("time"))
+            time: try json.requiredInt64("time"), authorProfile: try UserProfile(in: json, prefix: "author_"))
     }
 }

@@ -2,7 +2,8 @@
 /// matches"): a publication with `from: null` whose `type` says what happened and whose `data`
 /// says to whom. A notice this version does not know is `.other`.
 public enum InboxNotice: Sendable, Equatable {
-    case friendRequest(from: String, to: String, message: String)
+    /// `profile`: the sender's as it was when the request was sent.
+    case friendRequest(from: String, to: String, message: String, profile: UserProfile = UserProfile())
     /// `from` sent the request that was accepted (or the first of two that crossed).
     case friendAccepted(from: String, to: String)
     case friendDeclined(from: String, to: String)
@@ -32,8 +33,8 @@ public enum InboxNotice: Sendable, Equatable {
     /// The publication's `data`.
     public var data: JSONValue {
         switch self {
-        case .friendRequest(let from, let to, let message):
-            return .object([("from", .string(from)), ("to", .string(to)), ("message", .string(message))])
+        case .friendRequest(let from, let to, let message, let profile):
+            return .object([("from", .string(from)), ("to", .string(to)), ("message", .string(message))] + profile.members())
         case .friendAccepted(let from, let to), .friendDeclined(let from, let to), .friendCancelled(let from, let to):
             return .object([("from", .string(from)), ("to", .string(to))])
         case .friendRemoved(let user, let friend):
@@ -55,8 +56,10 @@ public enum InboxNotice: Sendable, Equatable {
         }
         switch type {
         case "friend_request":
-            guard let (from, to) = pair(), let message = data["message"]?.stringValue else { return nil }
-            self = .friendRequest(from: from, to: to, message: message)
+            guard let (from, to) = pair(), let message = data["message"]?.stringValue,
+                let profile = try? UserProfile(in: data)
+            else { return nil }
+            self = .friendRequest(from: from, to: to, message: message, profile: profile)
         case "friend_accepted":
             guard let (from, to) = pair() else { return nil }
             self = .friendAccepted(from: from, to: to)

@@ -17,7 +17,7 @@ public indirect enum ReplyResult: Sendable, Equatable {
     /// The HTTP API's `disconnect`: how many connections were closed.
     case closed(Int)
     /// `user_search`.
-    case users([String])
+    case users(UserSearchResult)
     case friendRequest(FriendRequestOutcome)
     case friendRequests(FriendRequestList)
     case friends([FriendStatus])
@@ -38,6 +38,19 @@ public indirect enum ReplyResult: Sendable, Equatable {
     case memory(Memory)
     case memories([Memory])
     case memoryPoint(memory: UInt64, MemoryPoint)
+    /// `identities`, `identity_link`, `identity_unlink`: the account's identities, oldest first.
+    case identities([LinkedIdentity])
+    // Profiles and sessions.
+    /// `profile`, `profile_set`.
+    case profile(OwnProfile)
+    case sessions(SessionList)
+    // Reports.
+    /// `report`: the new report's id.
+    case reportFiled(UInt64)
+    /// `GET /api/v1/reports`.
+    case reports(ReportPage)
+    /// `account_export`: `{"export": {…}}`.
+    case export(JSONValue)
     /// A keyed write's first result sent again to its retry (protocol.md, "Retries"), marked
     /// `"duplicate": true`.
     case duplicate(ReplyResult)
@@ -53,7 +66,7 @@ public indirect enum ReplyResult: Sendable, Equatable {
         case .history(let page): return page.result
         case .presence(let presence): return presence.result
         case .closed(let count): return .object([("closed", .integer(count))])
-        case .users(let users): return .object([("users", .strings(users))])
+        case .users(let found): return found.result
         case .friendRequest(let outcome): return outcome.result
         case .friendRequests(let list): return list.result
         case .friends(let friends): return .object([("friends", .array(friends.map(\.json)))])
@@ -74,6 +87,13 @@ public indirect enum ReplyResult: Sendable, Equatable {
         case .memory(let memory): return .object([("memory", memory.json)])
         case .memories(let memories): return .object([("memories", .array(memories.map(\.json)))])
         case .memoryPoint(let memory, let point): return .object([("memory", .integer(memory)), ("point", point.json)])
+        case .identities(let identities): return .object([("identities", .array(identities.map(\.json)))])
+        case .profile(let profile): return profile.result
+        case .sessions(let list): return list.result
+        // Reports.
+        case .reportFiled(let id): return .object([("report", .integer(id))])
+        case .export(let data): return .object([("export", data)])
+        case .reports(let page): return page.result
         case .duplicate(let first):
             guard case .object(let members) = first.json else { return first.json }
             return .object(members + [("duplicate", .bool(true))])
@@ -94,7 +114,7 @@ public indirect enum ReplyResult: Sendable, Equatable {
             { .history(try HistoryPage(result: $0)) },
             { .presence(try ChannelPresence(result: $0)) },
             { .closed(try closed(in: $0)) },
-            { .users(try users(in: $0)) },
+            { .users(try UserSearchResult(result: $0)) },
             { .friendRequest(try FriendRequestOutcome(result: $0)) },
             { .friendRequests(try FriendRequestList(result: $0)) },
             { .friends(try friends(in: $0)) },
@@ -115,6 +135,14 @@ public indirect enum ReplyResult: Sendable, Equatable {
             { .memory(try memory(in: $0)) },
             { .memories(try memories(in: $0)) },
             { let (memory, point) = try memoryPoint(in: $0); return .memoryPoint(memory: memory, point) },
+            { .identities(try LinkedIdentity.list(in: $0)) },
+            { .profile(try OwnProfile(result: $0)) },
+            { .sessions(try SessionList(result: $0)) },
+            // Reports.
+            { .reportFiled(try $0.requiredUInt64("report")) },
+            { .reports(try ReportPage(result: $0)) },
+            { guard case .object(let members) = $0, members.count == 1, let data = $0["export"] else { throw WireFormatError("not an export") }
+                return .export(data) },
         ]
         var found: [ReplyResult] = []
         for reading in readings {

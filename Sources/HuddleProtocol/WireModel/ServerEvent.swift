@@ -16,6 +16,8 @@ public enum ServerEvent: Sendable, Equatable {
     case authFailed(code: String, message: String, time: Int64)
     case feed(FeedEvent)
     case memoryChanged(MemoryChange, time: Int64)
+    /// A friend (or the user, on another device) changed their profile: the whole profile now.
+    case profile(user: String, UserProfile, time: Int64)
 
     /// The name of the event `message` is (its `event` member); nil for a reply.
     public static func name(of message: JSONValue) -> String? { message["event"]?.stringValue }
@@ -46,6 +48,9 @@ public enum ServerEvent: Sendable, Equatable {
             return JSONWriter.bytes(event.event)
         case .memoryChanged(let change, let time):
             return JSONWriter.bytes(change.event(time: time))
+        case .profile(let user, let profile, let time):
+            let members: [(String, JSONValue)] = [("event", .string("profile")), ("user", .string(user))] + profile.explicitMembers
+            return JSONWriter.bytes(.object(members + [("time", .integer(time))]))
         }
     }
 
@@ -69,6 +74,9 @@ public enum ServerEvent: Sendable, Equatable {
         case "auth_failed":
             let error = try message.requiredObject("error")
             self = .authFailed(code: try error.requiredString("code"), message: try error.requiredString("message"), time: try message.requiredInt64("time"))
+        case "profile":
+            guard message["display_name"] != nil, message["avatar"] != nil else { throw WireFormatError("`display_name` or `avatar` is missing") }
+            self = .profile(user: try message.requiredString("user"), try UserProfile(in: message), time: try message.requiredInt64("time"))
         case "memory_changed":
             guard let (change, time) = try MemoryChange.decode(event: message) else { return nil }
             self = .memoryChanged(change, time: time)

@@ -44,6 +44,8 @@ extension ChatLines {
             return "[comment \(post) #\(comment.id)] \(who(comment.author)) on \(whose(author)) post: \(clean(comment.text))"
         case .deleted(let post, let author, _):
             return "[post \(post)] \(who(author)) deleted it"
+        case .commentRemoved(let post, _, let comment, _, _):
+            return "[comment \(post) #\(comment)] removed by the server"
         }
     }
 }

@@ -26,34 +26,22 @@ final class WebhookReceiver: @unchecked Sendable {
         var stopped = false
     }
 
-    let port: Int
-    private let listener: Int32
+    private let listener: LoopbackListener
     private let defaultStatus: Int
-    private let tlsContext: TLSContext?
+    private let secure: Bool
     private let state: Mutex<State>
 
     init(statuses: [Int] = [], defaultStatus: Int = 200, holding: Bool = false, tls: TestCertificates? = nil) throws {
         self.defaultStatus = defaultStatus
         state = Mutex(State(statuses: statuses, holding: holding))
-        tlsContext = try tls.map { try TLSContext(certificateChainPath: $0.serverCertificate.path, privateKeyPath: $0.serverKey.path) }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            close(fd)
-            throw TestFailure("webhook receiver cannot listen: errno \(errno)")
-        }
-        listener = fd
-        port = Socket.localPort(fd)
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        secure = tls != nil
+        listener = try LoopbackListener(tls: tls.map { try TLSContext(certificateChainPath: $0.serverCertificate.path, privateKeyPath: $0.serverKey.path) })
+        listener.start { [self] peer in serve(peer) }
     }
 
-    var url: String { "\(tlsContext == nil ? "http" : "https")://127.0.0.1:\(port)/hooks/push" }
+    var port: Int { listener.port }
+
+    var url: String { "\(secure ? "https" : "http")://127.0.0.1:\(port)/hooks/push" }
 
     var requests: [Request] { state.withLock { $0.requests } }
 
@@ -64,13 +52,8 @@ final class WebhookReceiver: @unchecked Sendable {
 
     /// Closes the listening socket (the accepting thread ends) and answers anything held.
     func stop() {
-        let first = state.withLock { state in
-            defer { state.stopped = true }
-            return !state.stopped
-        }
-        guard first else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        state.withLock { $0.stopped = true }
+        listener.stop()
     }
 
     /// Every request the webhook got, once one matching `marker` arrived and the server at
@@ -114,41 +97,8 @@ final class WebhookReceiver: @unchecked Sendable {
 
     // MARK: Serving
 
-    private func acceptLoop() {
-        while true {
-            let fd = accept(listener, nil, nil)
-            if fd < 0 {
-                if errno == EINTR { continue }
-                return  // the listener was closed
-            }
-            var timeout = timeval(tv_sec: 10, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            let thread = Thread { [self] in serve(fd) }
-            thread.start()
-        }
-    }
-
-    private func serve(_ fd: Int32) {
-        defer { close(fd) }
-        var tls: TLSStream?
-        if let tlsContext {
-            guard let stream = try? TLSStream(context: tlsContext, fd: fd), case .bytes = stream.handshake() else { return }
-            tls = stream
-        }
-        func receive() -> [UInt8]? {
-            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-            let result = buffer.withUnsafeMutableBytes { tls?.read(into: $0) ?? Socket.read(fd, into: $0) }
-            guard case .bytes(let count) = result else { return nil }
-            return Array(buffer[0..<count])
-        }
-        var pending: [UInt8] = []
-        var headEnd: Range<Int>?
-        while headEnd == nil {
-            guard let more = receive() else { return }
-            pending += more
-            headEnd = pending.firstRange(of: Array("\r\n\r\n".utf8))
-        }
-        let head = String(decoding: pending[..<headEnd!.lowerBound], as: UTF8.self)
+    private func serve(_ peer: LoopbackListener.Peer) {
+        guard let (head, rest) = peer.receiveHead() else { return }
         var lines = head.components(separatedBy: "\r\n")
         let requestLine = lines.removeFirst().split(separator: " ").map(String.init)
         var headers: [String: String] = [:]
@@ -156,18 +106,16 @@ final class WebhookReceiver: @unchecked Sendable {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        var body = Array(pending[headEnd!.upperBound...])
+        var body = rest
         let length = headers["content-length"].flatMap(Int.init) ?? 0
         while body.count < length {
-            guard let more = receive() else { return }
+            guard let more = peer.receive() else { return }
             body += more
         }
         let request = Request(method: requestLine.first ?? "", target: requestLine.count > 1 ? requestLine[1] : "", headers: headers, body: body)
         state.withLock { $0.requests.append(request) }
         while state.withLock({ $0.holding && !$0.stopped }) { usleep(10_000) }
         let status = state.withLock { state in state.statuses.isEmpty ? defaultStatus : state.statuses.removeFirst() }
-        let response = Array("HTTP/1.1 \(status) Scripted\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".utf8)
-        _ = response.withUnsafeBytes { tls?.write(from: $0) ?? Socket.write(fd, from: $0) }
-        tls?.shutdown()
+        peer.send(Array("HTTP/1.1 \(status) Scripted\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".utf8))
     }
 }

@@ -116,6 +116,22 @@ test('friends: search, request with message, decline, cancel, cooldown, accept, 
   assert.equal(inboxB[4].from, null);
 });
 
+test('blocking and reports: block, blocks, the blocked side refused as unknown, report, unblock', async () => {
+  const a = await signedUp('ba');
+  const b = await signedUp('bb');
+  const [an, bn] = [a.user.username, b.user.username];
+  assert.equal(typeof (await a.report({ kind: 'user', user: bn }, 'spam', { text: 'ads' })).report, 'number');
+  await assert.rejects(a.report({ kind: 'user', user: bn }, 'spam'), { code: 'already_reported' });
+  await a.block(bn);
+  assert.deepEqual((await a.blocks()).users, [bn]);
+  await assert.rejects(b.friendRequest(an), { code: 'user_not_found' });
+  await assert.rejects(a.friendRequest(bn), { code: 'user_blocked' });
+  assert.deepEqual((await b.userSearch(an)).users, []);
+  await a.unblock(bn);
+  assert.deepEqual((await a.blocks()).users, []);
+  assert.equal((await b.friendRequest(an)).status, 'requested');
+});
+
 test('chat: messages both ways, mark_read, unread badges, typing', async () => {
   const a = await signedUp('ca');
   const b = await signedUp('cb');
@@ -255,4 +271,33 @@ test('several server URLs: an unreachable first one is skipped', async () => {
   await connected;
   assert.equal(typeof (await client.ping()).time, 'number');
   client.stop();
+});
+
+test('profiles, sessions and passwords: set and read, the live profile event, friends see it, revoke a session by id, change the password', async () => {
+  const a = await signedUp('pa');
+  const b = await signedUp('pb');
+  await befriend(a, b);
+  const [an, bn] = [a.user.username, b.user.username];
+  const heard = nextEvent(b, 'profile', (e) => e.user === an);
+  assert.deepEqual(await a.profileSet({ displayName: 'Ann A.' }), { username: an, display_name: 'Ann A.', avatar: null });
+  assert.equal((await heard).display_name, 'Ann A.');
+  assert.equal((await a.profile()).display_name, 'Ann A.');
+  assert.equal((await b.friends()).friends.find((f) => f.username === an).display_name, 'Ann A.');
+  await assert.rejects(a.profileSet({ displayName: ' x' }), { code: 'invalid_display_name' });
+
+  const phone = makeClient();
+  await phone.start();
+  await phone.login({ login: bn, password: 'correct horse battery', device: 'phone' });
+  const { sessions, total } = await b.sessions();
+  assert.equal(total, 2);
+  const id = sessions.find((s) => s.device === 'phone').id;
+  assert.deepEqual(await b.sessionRevoke(id), { revoked: 1 });
+  await assert.rejects(b.sessionRevoke(id), { code: 'session_not_found' });
+
+  await assert.rejects(b.passwordChange('wrong password!', 'a new password'), { code: 'invalid_credentials' });
+  assert.deepEqual(await b.passwordChange('correct horse battery', 'a new password'), { revoked: 0 });
+  const anonymous = makeClient();
+  await anonymous.start();
+  await assert.rejects(anonymous.passwordResetRequest(bn), { code: 'unavailable' });
+  assert.equal((await anonymous.login({ login: bn, password: 'a new password' })).user.username, bn);
 });

@@ -85,17 +85,18 @@ function serveFile(socket, root, path) {
 
 /** A huddle server of the test's own, on a data directory it keeps across `kill9()`/`restart()`. */
 export class OwnServer {
-  static async start() {
-    const server = new OwnServer(mkdtempSync(join(tmpdir(), 'huddle-js-')));
+  /** `args`: more flags for `huddle serve`. */
+  static async start(args = []) {
+    const server = new OwnServer(mkdtempSync(join(tmpdir(), 'huddle-js-')), args);
     await server.launch();
     return server;
   }
 
-  constructor(dataDir) { this.dataDir = dataDir; this.child = null; this.port = 0; }
+  constructor(dataDir, args = []) { this.dataDir = dataDir; this.args = args; this.child = null; this.port = 0; }
 
   launch() {
     const child = spawn(binary, ['--host', '127.0.0.1', '--port', '0', '--threads', '2', '--log-level', 'info',
-      '--kdf-iterations', '1000', '--fsync', 'always', '--data-dir', this.dataDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+      '--kdf-iterations', '1000', '--fsync', 'always', '--data-dir', this.dataDir, ...this.args], { stdio: ['ignore', 'ignore', 'pipe'] });
     this.child = child;
     let log = '';
     return new Promise((resolve, reject) => {
