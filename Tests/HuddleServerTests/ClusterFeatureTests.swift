@@ -103,7 +103,11 @@ import Testing
         // Node 1 decides whether bob gets a push: it must know bob online on node 2 first. It
         // tells alice so (at the friendship, or when bob's presence reaches it through Redis,
         // whichever is later), in any order with the acceptance notice.
-        try alice.ok("friend_request", ["user": "bob"])
+        // The request is sent on bob's node, which knows him online at once: sent from node 1,
+        // its push decision could come before bob's presence reached node 1 through Redis (not
+        // friends yet, nothing shows when it has), and push the request.
+        let aliceOnBobsNode = try await ProtocolClient.authenticatedOnceKnown(aliceToken, port: cluster.port(1))
+        try aliceOnBobsNode.ok("friend_request", ["user": "bob"])
         _ = try bob.nextPublication(on: "inbox:bob", type: "friend_request")
         try bob.ok("friend_accept", ["user": "alice"])
         var accepted = false
