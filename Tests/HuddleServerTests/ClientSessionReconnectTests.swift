@@ -337,10 +337,23 @@ final class ClientFleet: @unchecked Sendable {
                 }
             }
             client.start()
-            client.subscribe(room) { [record] outcome in
-                if case .success = outcome { record.withLock { $0.subscribed += 1 } }
-            }
+            subscribe(client, to: room, loop: loop)
             clients.append(client)
+        }
+    }
+
+    /// As an application would: a subscribe refused `rate_limited` (500 clients of one user,
+    /// past its burst when a loaded server answers them together) is sent again when told.
+    private func subscribe(_ client: HuddleClient, to room: String, loop: EventLoop) {
+        client.subscribe(room) { [record] outcome in
+            switch outcome {
+            case .success:
+                record.withLock { $0.subscribed += 1 }
+            case .failure(.server(code: "rate_limited", _, let retryAfter)):
+                _ = loop.schedule(after: retryAfter ?? 1_000) { self.subscribe(client, to: room, loop: loop) }
+            case .failure:
+                break
+            }
         }
     }
 
