@@ -67,14 +67,8 @@ extension APIRequestDecoder {
     public static func resolution(_ body: [UInt8], limits: ProtocolLimits) -> Result<(action: String, note: String), RequestError> {
         Result { () throws(RequestError) -> (action: String, note: String) in
             let arguments = RequestArguments(members: try parseBody(body, limits: limits), id: nil)
-            let action = try arguments.string("action")
-            guard ReportVocabulary.actions.contains(action) else {
-                throw arguments.badRequest("action must be one of \(ReportVocabulary.actions.sorted().joined(separator: ", "))")
-            }
-            let note = try arguments.optionalString("note") ?? ""
-            guard RequestArguments.hasLength(note, in: 0...ReportVocabulary.maxTextLength) else {
-                throw arguments.badRequest("note must be at most \(ReportVocabulary.maxTextLength) characters")
-            }
+            let action = try arguments.word("action", from: ReportVocabulary.actions)
+            let note = try arguments.reportText("note")
             return (action, note)
         }
     }

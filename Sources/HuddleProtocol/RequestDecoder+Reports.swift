@@ -14,14 +14,8 @@ extension RequestDecoder {
         default:
             throw arguments.badRequest("kind must be user, message, post or comment")
         }
-        let reason = try arguments.string("reason")
-        guard ReportVocabulary.reasons.contains(reason) else {
-            throw arguments.badRequest("reason must be one of \(ReportVocabulary.reasons.sorted().joined(separator: ", "))")
-        }
-        let text = try arguments.optionalString("text") ?? ""
-        guard RequestArguments.hasLength(text, in: 0...ReportVocabulary.maxTextLength) else {
-            throw arguments.badRequest("text must be at most \(ReportVocabulary.maxTextLength) characters")
-        }
+        let reason = try arguments.word("reason", from: ReportVocabulary.reasons)
+        let text = try arguments.reportText("text")
         return .report(target: target, reason: reason, text: text)
     }
 
@@ -29,5 +23,26 @@ extension RequestDecoder {
         guard let value = arguments.value(name) else { throw arguments.badRequest("\(name) is required") }
         guard let number = value.uint64Value, number > 0 else { throw arguments.badRequest("\(name) must be a positive integer") }
         return number
+    }
+}
+
+extension RequestArguments {
+    /// A required string from `vocabulary` (a report's reason, a resolution's action).
+    func word(_ name: StaticString, from vocabulary: Set<String>) throws(RequestError) -> String {
+        let word = try string(name)
+        guard vocabulary.contains(word) else {
+            throw badRequest("\(name) must be one of \(vocabulary.sorted().joined(separator: ", "))")
+        }
+        return word
+    }
+
+    /// An optional free text of a report or a resolution: "" when absent, at most
+    /// `ReportVocabulary.maxTextLength` characters.
+    func reportText(_ name: StaticString) throws(RequestError) -> String {
+        let text = try optionalString(name) ?? ""
+        guard Self.hasLength(text, in: 0...ReportVocabulary.maxTextLength) else {
+            throw badRequest("\(name) must be at most \(ReportVocabulary.maxTextLength) characters")
+        }
+        return text
     }
 }
