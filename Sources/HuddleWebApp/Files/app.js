@@ -165,6 +165,12 @@ client.on('connected', ({ user, resumed }) => {
 client.on('state', ({ state: s }) => {
   if ((s === 'waiting' || s === 'connecting') && wasConnected) showConnection('Reconnecting…', 'reconnecting');
 });
+/** The server's close reasons (with 4001) in words. */
+const SIGN_OUT_REASONS = {
+  'logged out': 'This browser was signed out (from another device, or by a password change).',
+  'session expired': 'Your session expired.',
+  'account deleted': 'Your account was deleted.',
+};
 client.on('stopped', (reason) => {
   showConnection('Signed out', 'reconnecting');
   if (reason.reason !== 'authentication_failed') return;
@@ -172,7 +178,7 @@ client.on('stopped', (reason) => {
   // back to the sign-in screen, connected anonymously for the next sign-in.
   const signedIn = state.me !== null;
   leave();
-  if (signedIn) $('signin-notice').textContent = `You were signed out (${reason.message ?? reason.code}). Sign in again to continue.`;
+  if (signedIn) $('signin-notice').textContent = `${SIGN_OUT_REASONS[reason.message] ?? `You were signed out (${reason.message ?? reason.code}).`} Sign in again to continue.`;
   client.start();
 });
 

@@ -142,7 +142,7 @@ test('profile, report, block, sessions and account deletion, as three people in 
   await shot(alice, '33-sessions-phone');
   await click(alice, '#sessions li:not([data-current]) button');
   await other.waitFor(`document.querySelector('#app').hidden && !document.querySelector('#signin').hidden`, 'the second browser signed out');
-  assert.match(await text(other, '#signin-notice'), /^You were signed out \(.+\)\. Sign in again to continue\.$/);
+  assert.equal(await text(other, '#signin-notice'), 'This browser was signed out (from another device, or by a password change). Sign in again to continue.');
   await alice.waitFor(`document.querySelectorAll('#sessions li').length === 1 && document.querySelector('#sessions-status').textContent === 'web is signed out.'`, 'one session left');
   await shot(other, '34-signed-out-desktop');
 
@@ -162,6 +162,9 @@ test('profile, report, block, sessions and account deletion, as three people in 
   await screen(bob, 'account');
   await bob.waitFor(`document.querySelector('#blocks li[data-user="${names.alice}"]')`, 'alice in bob\'s blocked list');
   await shot(bob, '35-blocked-desktop');
+  await clickText(bob, `Unblock ${names.alice}`);
+  await bob.waitFor(`!document.querySelector('#blocks li') && document.querySelector('#notice').textContent.startsWith('You unblocked ${names.alice}')`, 'alice unblocked');
+  assert.ok(!(await bob.eval(`document.querySelector('#friends').textContent.includes('${names.alice}')`)), 'an unblock restores no friendship');
   await shot(alice, '36-refused-phone');
 
   // Deletion: carol (in the second browser) befriends alice and chats; alice deletes her
