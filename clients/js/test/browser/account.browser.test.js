@@ -1,7 +1,8 @@
 // The web app's account features in headless Chromium against the real server, three browser
 // contexts: alice sets a display name and an avatar and bob, her friend, sees both live in his
-// friends, chat and feed; bob reports alice's post (the operator lists it) and blocks her (her
-// posts and their chat leave his screens, each side's message is refused in words); alice signs
+// friends, chat and feed; bob reports alice's message and post (the operator lists both) and
+// blocks her (her posts and their chat leave his screens, each side's message is refused in
+// words), then unblocks her; alice signs
 // out her second browser from the sessions screen (it is back at sign-in: close 4001); carol
 // befriends alice, alice deletes her account (a wrong password first: refused, shown) and
 // carol's friends, feed and chat lose her live. Every wait is on the page's DOM.
@@ -114,7 +115,14 @@ test('profile, report, block, sessions and account deletion, as three people in 
   await shot(bob, '30-profile-at-friend-desktop');
   await shot(alice, '31-account-phone');
 
-  // Report: bob reports alice's post; the operator lists it; a second report is refused in words.
+  // Report: bob reports alice's message and her post; the operator lists both; a second report
+  // of the post is refused in words.
+  await bob.eval(`[...document.querySelectorAll('#messages li')].find((li) => li.lastChild.textContent === 'hello bob').querySelector('button[aria-label^="Report this message"]').click(); true`);
+  await bob.waitFor(`document.querySelector('#report-dialog').open`, 'the report dialog for the message');
+  await submit(bob, '#report-form', { reason: 'harassment', text: '' });
+  await bob.waitFor(`!document.querySelector('#report-dialog').open && document.querySelector('#notice').textContent === 'Thank you: your report went to the moderators.'`, 'the message report thanked');
+  const [messageReport] = (await reports()).filter((r) => r.reporter === names.bob);
+  assert.deepEqual([messageReport.kind, messageReport.user, messageReport.reason, messageReport.content], ['message', names.alice, 'harassment', '{"text":"hello bob"}']);
   await screen(bob, 'feed');
   const reportPost = `[...document.querySelectorAll('#posts li[data-post]')].find((li) => li.querySelector('.text').textContent === 'alice was here').querySelector('button[aria-label^="Report this post"]').click()`;
   await bob.eval(`${reportPost}; true`);
@@ -122,7 +130,7 @@ test('profile, report, block, sessions and account deletion, as three people in 
   await shot(bob, '32-report-desktop');
   await submit(bob, '#report-form', { reason: 'spam', text: 'ads again' });
   await bob.waitFor(`!document.querySelector('#report-dialog').open && document.querySelector('#notice').textContent === 'Thank you: your report went to the moderators.'`, 'the report thanked');
-  const [report] = (await reports()).filter((r) => r.reporter === names.bob);
+  const [report] = (await reports()).filter((r) => r.reporter === names.bob && r.kind === 'post');
   assert.equal(report.kind, 'post');
   assert.equal(report.user, names.alice);
   assert.equal(report.reason, 'spam');
