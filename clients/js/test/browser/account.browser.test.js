@@ -2,10 +2,10 @@
 // contexts: alice sets a display name and an avatar and bob, her friend, sees both live in his
 // friends, chat and feed; bob reports alice's message and post (the operator lists both) and
 // blocks her (her posts and their chat leave his screens, each side's message is refused in
-// words), then unblocks her; alice signs
-// out her second browser from the sessions screen (it is back at sign-in: close 4001); carol
-// befriends alice, alice deletes her account (a wrong password first: refused, shown) and
-// carol's friends, feed and chat lose her live. Every wait is on the page's DOM.
+// words), then unblocks her; alice signs out her second browser from the sessions screen (it
+// is back at sign-in: close 4001); carol befriends alice, alice deletes her account (a wrong
+// password first: refused, shown) and carol's friends, feed and chat lose her live. Every wait
+// is on the page's DOM.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
