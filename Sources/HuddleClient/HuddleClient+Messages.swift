@@ -49,6 +49,8 @@ extension HuddleClient {
             case .gap: resync(publication.channel)
             case .duplicate, .untracked: break
             }
+        case .publicationRemoved(let channel, let epoch, let offset, let time):
+            emit(.publicationRemoved(channel: channel, epoch: epoch, offset: offset, time: time))
         case .presence(let user, let online, let time):
             emit(.presence(user: user, online: online, time: time))
         case .typing(let channel, let user, let time):
@@ -63,9 +65,8 @@ extension HuddleClient {
             emit(.memory(change, time: time))
         case .feed(let change):
             emit(.feed(change))
-        // Profiles have no typed client event yet: the application reads the message itself.
-        case .profile:
-            emit(.other(name: name, message: message))
+        case .profile(let user, let profile, let time):
+            emit(.profile(user: user, profile, time: time))
         case nil:
             emit(.other(name: name, message: message))
         }

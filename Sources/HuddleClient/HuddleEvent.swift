@@ -6,6 +6,10 @@ public enum HuddleEvent: Sendable, Equatable {
     /// A publication on a subscribed channel, exactly once and in offset order: the client
     /// drops what it already delivered and fills gaps from the server's history on reconnect.
     case publication(ChannelPublication)
+    /// A publication of a subscribed channel was removed (an operator's removal, or its
+    /// author's account was deleted): it is a tombstone now, drop it from what you show. Its
+    /// offset stays taken, so delivery order is unchanged.
+    case publicationRemoved(channel: String, epoch: String, offset: UInt64, time: Int64)
     /// A friend came online or went offline.
     case presence(user: String, online: Bool, time: Int64)
     /// The other member of a chat room is typing.
@@ -36,6 +40,10 @@ public enum HuddleEvent: Sendable, Equatable {
     /// One of the signed-in user's memories changed, on this device or another, at server time
     /// `time` (live only: see `MemoryChange`).
     case memory(MemoryChange, time: Int64)
+    /// A friend (or the signed-in user, from another device) changed their profile, at server
+    /// time `time`: the whole profile now (live only: on `connected` with `resumed`, read
+    /// `friends` again).
+    case profile(user: String, UserProfile, time: Int64)
     /// The client stopped for good and will not reconnect on its own.
     case stopped(HuddleStopReason)
     /// An event this client version does not know, as it came.

@@ -13,6 +13,10 @@ extension ChatApp {
         switch event {
         case .publication(let publication):
             received(publication)
+        case .publicationRemoved(let channel, _, let offset, _):
+            show(ChatLines.removed(channel: channel, offset: offset))
+        case .profile(let user, let profile, _):
+            show(ChatLines.profile(user: user, profile))
         case .presence(let user, let online, _):
             show("[presence] \(ChatLines.clean(user)) is \(online ? "online" : "offline")")
         case .typing(let channel, let user, _):

@@ -52,6 +52,17 @@ enum ChatLines {
         "[history \(publication.channel.dropFirst("chat:".count)) #\(publication.offset)] \(clean(publication.from ?? "server")): \(text(of: publication))"
     }
 
+    /// A publication that became a tombstone (an operator's removal, a deleted account).
+    static func removed(channel: String, offset: UInt64) -> String {
+        "[\(tag(channel)) #\(offset)] (removed)"
+    }
+
+    /// A friend's new profile: `[profile] alice is now "Alice A."` (or has none).
+    static func profile(user: String, _ profile: UserProfile) -> String {
+        let name = profile.displayName.map { "\"\(clean($0))\"" } ?? "no display name"
+        return "[profile] \(clean(user)) is now \(name)\(profile.avatar == nil ? "" : ", with an avatar")"
+    }
+
     /// A message typed while disconnected: kept, and sent when the connection is back.
     static func pending(_ text: String, in channel: String) -> String {
         "[pending \(tag(channel))] \(clean(text)) (sent when the connection is back)"

@@ -9,7 +9,7 @@ import Testing
     static var chromium: String { ProcessInfo.processInfo.environment["HUDDLE_CHROMIUM"] ?? "/usr/bin/chromium" }
     static var screenshots: URL { PythonClients.packageRoot.appendingPathComponent(".build/screenshots") }
 
-    @Test(arguments: ["node-files.browser.test.js", "sdk.browser.test.js", "app.browser.test.js"])
+    @Test(arguments: ["node-files.browser.test.js", "sdk.browser.test.js", "app.browser.test.js", "account.browser.test.js"])
     func passesInChromium(file: String) async throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.chromium), "no Chromium at \(Self.chromium): .ci/run installs Debian's chromium")
         try await JavaScriptSDKTests.runNodeTests(

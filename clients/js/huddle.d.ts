@@ -41,15 +41,17 @@ export interface PublicationEvent {
   from: string | null; data: unknown; time: number; client_id?: string;
 }
 export interface Post {
-  id: number; author: string; text: string; activity: string | null; at: number | null; time: number;
+  id: number; author: string; author_display_name?: string; author_avatar?: string; text: string; activity: string | null; at: number | null; time: number;
   likes: number; liked: boolean; comments: number; recent_comments: Comment[];
 }
-export interface Comment { id: number; author: string; text: string; time: number }
+export interface Comment { id: number; author: string; author_display_name?: string; author_avatar?: string; text: string; time: number }
 export interface PostEvent { event: 'post'; post: Post; time: number }
 export interface LikeEvent { event: 'like'; post: number; author: string; user: string; liked: boolean; likes: number; time: number }
 export interface CommentEvent { event: 'comment'; post: number; author: string; comment: Comment; comments: number; time: number }
 export interface PostDeletedEvent { event: 'post_deleted'; post: number; author: string; time: number }
-export type FeedEvent = PostEvent | LikeEvent | CommentEvent | PostDeletedEvent;
+/** An operator removed a comment; `comments` is the post's count now. */
+export interface CommentRemovedEvent { event: 'comment_removed'; post: number; author: string; comment: number; comments: number; time: number }
+export type FeedEvent = PostEvent | LikeEvent | CommentEvent | PostDeletedEvent | CommentRemovedEvent;
 export interface MemoryPosition { lat: number; lon: number }
 export interface Point { id: number; time: number; position: MemoryPosition | null; place_name: string; note: string; photos: string[] }
 export interface Memory {
@@ -60,12 +62,16 @@ export interface PlaceDecision { place: string; place_id?: number; since: number
 
 export interface HuddleEvents {
   publication: PublicationEvent;
+  /** A publication of a subscribed channel became a tombstone (an operator's removal, a deleted account): drop it. */
+  publication_removed: { event: 'publication_removed'; channel: string; epoch: string; offset: number; time: number };
+  /** A friend (or the user, on another device) changed their profile: the whole profile now. */
+  profile: { event: 'profile'; user: string; display_name: string | null; avatar: string | null; time: number };
   presence: { event: 'presence'; user: string; online: boolean; time: number };
   typing: { event: 'typing'; channel: string; user: string; time: number };
   session: { event: 'session'; user: User; expires_at: number; time: number };
   auth_failed: { event: 'auth_failed'; error: { code: string; message: string }; time: number };
-  post: PostEvent; like: LikeEvent; comment: CommentEvent; post_deleted: PostDeletedEvent;
-  /** Every feed event (post, like, comment, post_deleted). */
+  post: PostEvent; like: LikeEvent; comment: CommentEvent; post_deleted: PostDeletedEvent; comment_removed: CommentRemovedEvent;
+  /** Every feed event (post, like, comment, post_deleted, comment_removed). */
   feed: FeedEvent;
   memory_changed: {
     event: 'memory_changed'; action: 'created' | 'updated' | 'deleted' | 'point_added' | 'point_updated' | 'point_deleted';
@@ -96,7 +102,7 @@ export declare function backoffDelay(attempt: number, policy?: { initialDelayMs?
 export declare function makeClientId(): string;
 
 type Key = { clientId?: string | null };
-type Session = { user: User; token: string; expires_at: number };
+type SignedIn = { user: User; token: string; expires_at: number };
 type LinkedIdentity = { issuer: string; subject: string; linked_at: number };
 type SubscribeResult = {
   channel: string; epoch: string; offset: number; recovered?: boolean;
@@ -121,14 +127,17 @@ export declare class HuddleClient {
   static chatChannel(a: string, b: string): string;
 
   ping(): Promise<{ time: number }>;
-  signup(args: { username: string; email: string; password: string; device?: string }): Promise<Session>;
-  login(args: { login: string; password: string; device?: string }): Promise<Session>;
+  signup(args: { username: string; email: string; password: string; device?: string }): Promise<SignedIn>;
+  login(args: { login: string; password: string; device?: string }): Promise<SignedIn>;
   auth(token: string): Promise<{ user: User; expires_at: number }>;
   logout(options?: { all?: boolean }): Promise<{ revoked: number }>;
   whoami(): Promise<{ user: User; expires_at: number }>;
+  /** Deletes the account (with the password, or the ID token of a fresh sign-in); the client then continues anonymously. */
+  accountDelete(proof: { password: string } | { token: string; nonce?: string }): Promise<{}>;
+  accountExport(): Promise<{ export: Record<string, unknown> }>;
 
-  identitySignIn(args: { token: string; nonce?: string; username?: string; device?: string }): Promise<Session>;
-  appAuth(args: { token: string; device?: string }): Promise<Session>;
+  identitySignIn(args: { token: string; nonce?: string; username?: string; device?: string }): Promise<SignedIn>;
+  appAuth(args: { token: string; device?: string }): Promise<SignedIn>;
   identityLink(args: { token: string; nonce?: string }): Promise<{ identities: LinkedIdentity[] }>;
   identityUnlink(issuer: string, subject: string): Promise<{ identities: LinkedIdentity[] }>;
   identities(): Promise<{ identities: LinkedIdentity[] }>;
@@ -139,9 +148,9 @@ export declare class HuddleClient {
   history(channel: string, options?: { before?: number; limit?: number }): Promise<HistoryPage>;
   presence(channel: string): Promise<{ channel: string; users: string[] }>;
 
-  userSearch(prefix: string, options?: { limit?: number }): Promise<{ users: string[] }>;
+  userSearch(prefix: string, options?: { limit?: number }): Promise<{ users: string[]; display_names?: Record<string, string> }>;
   friendRequest(user: string, options?: { message?: string } & Key): Promise<{ status: 'requested' | 'friends' }>;
-  friendRequests(): Promise<{ incoming: { user: string; message: string; time: number }[]; outgoing: { user: string; message: string; time: number }[] }>;
+  friendRequests(): Promise<{ incoming: ({ user: string; message: string; time: number } & Profile)[]; outgoing: ({ user: string; message: string; time: number } & Profile)[] }>;
   friendAccept(user: string, options?: Key): Promise<{}>;
   friendDecline(user: string, options?: Key): Promise<{}>;
   friendCancel(user: string, options?: Key): Promise<{}>;

@@ -28,7 +28,7 @@ export const SAFE_TO_REPEAT = Object.freeze(new Set([
   'feed', 'comments', 'activities', 'matches', 'places', 'where', 'memories', 'memory',
   'location_fix', 'region', 'blocks',
   // Profiles and sessions: setting the same profile twice is the same as once.
-  'profile', 'profile_set', 'sessions',
+  'profile', 'profile_set', 'sessions', 'identities', 'account_export',
 ]));
 
 /** A refused request (the reply's `error`), or the client's own failure (`connection_lost`,
@@ -45,7 +45,7 @@ export class HuddleError extends Error {
   }
 }
 
-const FEED_EVENTS = new Set(['post', 'like', 'comment', 'post_deleted']);
+const FEED_EVENTS = new Set(['post', 'like', 'comment', 'post_deleted', 'comment_removed']);
 
 /** Whether position `a` is past `b` in the same epoch (or `b` is nothing yet). */
 function isLater(a, b) {
@@ -545,6 +545,18 @@ export class HuddleClient {
     return this.request('logout', all ? { all: true } : {}).catch((error) => { this.signingOut = false; throw error; });
   }
   whoami() { return this.request('whoami'); }
+  /** `account_delete` (protocol.md "Deletion and retention"): `{ password }`, or `{ token, nonce? }`
+   * of a fresh sign-in with a linked identity. Everything the server holds about the user goes;
+   * the close 4001 that follows is expected: the client forgets the token and continues
+   * anonymously, as after `logout`. A refusal (`invalid_credentials`, `too_many_attempts`…)
+   * deletes nothing and keeps the session. */
+  accountDelete(proof) {
+    this.signingOut = true;
+    return this.request('account_delete', proof, { resend: false }).catch((error) => { this.signingOut = false; throw error; });
+  }
+  /** `account_export`: everything the server holds about the user, as `{ export: {...} }`
+   * (photos by hash: fetch each with `photo(hash)`). */
+  accountExport() { return this.request('account_export'); }
 
   // ---- identities ----
 
@@ -554,17 +566,7 @@ export class HuddleClient {
   appAuth(args) { return this.request('app_auth', args).then((r) => this.signedIn(r)); }
   identityLink(args) { return this.request('identity_link', args); }
   identityUnlink(issuer, subject) { return this.request('identity_unlink', { issuer, subject }); }
-  identities() { return this.request('identities', {}, { resend: true }); }
-
-  // ---- identities ----
-
-  /** `identity_signin` with an OpenID Connect ID token: `{ token, nonce?, username?, device? }`. */
-  identitySignIn(args) { return this.request('identity_signin', args).then((r) => this.signedIn(r)); }
-  /** `app_auth` with a token the app's backend signed: `{ token, device? }`. */
-  appAuth(args) { return this.request('app_auth', args).then((r) => this.signedIn(r)); }
-  identityLink(args) { return this.request('identity_link', args); }
-  identityUnlink(issuer, subject) { return this.request('identity_unlink', { issuer, subject }); }
-  identities() { return this.request('identities', {}, { resend: true }); }
+  identities() { return this.request('identities'); }
 
   // ---- channels ----
 

@@ -6,6 +6,9 @@
 /// spell each event the same way.
 public enum ServerEvent: Sendable, Equatable {
     case publication(ChannelPublication)
+    /// The publication at `offset` became a tombstone (an operator's removal, its author's
+    /// account deleted) at `time`.
+    case publicationRemoved(channel: String, epoch: String, offset: UInt64, time: Int64)
     /// A friend came online or went offline.
     case presence(user: String, online: Bool, time: Int64)
     /// The other member of a chat room is typing.
@@ -36,6 +39,8 @@ public enum ServerEvent: Sendable, Equatable {
                 channel: publication.channel, epoch: publication.epoch, offset: publication.offset, type: publication.type,
                 from: publication.from, data: JSONWriter.serialize(publication.data), time: publication.time,
                 clientID: publication.clientID)
+        case .publicationRemoved(let channel, let epoch, let offset, let time):
+            return ServerMessage.publicationRemovedEvent(channel: channel, epoch: epoch, offset: offset, time: time)
         case .presence(let user, let online, let time):
             return ServerMessage.presenceEvent(user: user, online: online, time: time)
         case .typing(let channel, let user, let time):
@@ -63,6 +68,10 @@ public enum ServerEvent: Sendable, Equatable {
             let channel = try message.requiredString("channel")
             let epoch = try message.requiredString("epoch")
             self = .publication(try ChannelPublication(json: message, channel: channel, epoch: epoch))
+        case "publication_removed":
+            self = .publicationRemoved(
+                channel: try message.requiredString("channel"), epoch: try message.requiredString("epoch"),
+                offset: try message.requiredUInt64("offset"), time: try message.requiredInt64("time"))
         case "presence":
             self = .presence(user: try message.requiredString("user"), online: try message.requiredBool("online"), time: try message.requiredInt64("time"))
         case "typing":

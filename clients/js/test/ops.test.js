@@ -301,3 +301,28 @@ test('profiles, sessions and passwords: set and read, the live profile event, fr
   await assert.rejects(anonymous.passwordResetRequest(bn), { code: 'unavailable' });
   assert.equal((await anonymous.login({ login: bn, password: 'a new password' })).user.username, bn);
 });
+
+test('account export and deletion: the export holds the profile, a wrong password deletes nothing, the friend is told, the client goes on anonymously', async () => {
+  const a = await signedUp('xa');
+  const b = await signedUp('xb');
+  await befriend(a, b);
+  const [an, bn] = [a.user.username, b.user.username];
+  await b.subscribe(`inbox:${bn}`);
+  await a.profileSet({ displayName: 'Leaving' });
+  const { export: archive } = await a.accountExport();
+  assert.equal(archive.account.username, an);
+  assert.equal(archive.profile.display_name, 'Leaving');
+  assert.deepEqual(archive.friends, [bn]);
+
+  await assert.rejects(a.accountDelete({ password: 'not the password' }), { code: 'invalid_credentials' });
+  assert.equal((await a.whoami()).user.username, an, 'a refused deletion keeps the session');
+  const told = nextEvent(b, 'publication', (p) => p.channel === `inbox:${bn}` && p.type === 'friend_removed');
+  const anonymous = nextEvent(a, 'connected', (e) => e.user === null);
+  assert.deepEqual(await a.accountDelete({ password: 'correct horse battery' }), {});
+  assert.equal((await told).data.user, an);
+  await anonymous;
+  assert.equal(a.token, null);
+  assert.ok(a.state !== 'stopped', 'the client goes on');
+  assert.deepEqual((await b.friends()).friends, []);
+  await assert.rejects(a.login({ login: an, password: 'correct horse battery' }), { code: 'invalid_credentials' });
+});
