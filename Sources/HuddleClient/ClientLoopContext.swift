@@ -17,6 +17,8 @@ final class ClientLoopContext {
     /// Connections with a deadline (connecting, handshaking, closing); open ones have none.
     private var timed = SlottedList<WebSocketClientConnection>(slot: \.timedSlot)
     private var sweepTimer: Int?
+    /// When the deadline sweep last ran (monotonic ms).
+    private var lastSweep: Int64 = 0
     /// Protocol clients: each checks its own deadlines when swept.
     private var clients = SlottedList<HuddleClient>(slot: \.sweepSlot)
     private var clientSweepTimer: Int?
@@ -116,6 +118,7 @@ final class ClientLoopContext {
     func track(_ connection: WebSocketClientConnection) {
         timed.append(connection)
         if sweepTimer == nil {
+            lastSweep = MonotonicClock.milliseconds()
             sweepTimer = loop.schedule(after: Self.sweepInterval, repeating: Self.sweepInterval) { [unowned self] in
                 sweep()
             }
@@ -128,6 +131,16 @@ final class ClientLoopContext {
 
     private func sweep() {
         let now = MonotonicClock.milliseconds()
+        let heldUp = now - lastSweep - Self.sweepInterval
+        lastSweep = now
+        if heldUp > Self.sweepInterval {
+            // This loop was held up (a long turn, a stopped process, a write blocked on a busy
+            // disk): what the peers sent meanwhile is still unread in the sockets, and this turn
+            // has not looked yet. A deadline bounds the peer's time, not ours: move every one on
+            // by the time the loop lost, and judge them once it has read.
+            for connection in timed.elements { connection.postponeDeadline(by: heldUp) }
+            return
+        }
         // A connection whose deadline passed leaves the list (swap-remove): walk a copy.
         for connection in timed.elements where connection.deadline <= now {
             connection.deadlinePassed()

@@ -372,6 +372,11 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
         context?.track(self)
     }
 
+    /// The loop context's sweep found the loop itself held up for `milliseconds`.
+    func postponeDeadline(by milliseconds: Int64) {
+        if deadline != .max { deadline += milliseconds }
+    }
+
     func clearDeadline() {
         deadline = .max
         context?.untrack(self)

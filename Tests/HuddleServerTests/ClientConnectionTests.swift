@@ -1,4 +1,5 @@
 import ChildProcessExit
+import Foundation
 import HuddleClient
 import HuddleProtocol
 import HuddleIO
@@ -69,6 +70,55 @@ import Testing
         #expect(delegate.closes.count == 1)
         #expect(delegate.closes.first?.code == nil)
         #expect(!delegate.opened)
+    }
+
+    /// The client's loop is held up (a long turn, a stopped process, a write blocked on a busy
+    /// disk) past the connect deadline while the server's 101 is already in the socket: the
+    /// connection opens. The deadline bounds the server's time; the time the client itself was
+    /// not running is not the server's. (Issue 15: a stalled load generator counted its own
+    /// stall as 19,199 connect timeouts, "waiting for the 101", while the server sat idle.)
+    @Test func aLoopHeldUpPastTheConnectDeadlineOpensOnTheAnswerAlreadyThere() async throws {
+        let listener = try LoopbackListener()
+        defer { listener.stop() }
+        let harness = try TestLoop()
+        defer { harness.stop() }
+        let delegate = RecordingDelegate()
+        var options = ClientConnectionOptions()
+        options.connectTimeoutMilliseconds = 300
+        options.compression = nil
+        let timeout = options.connectTimeoutMilliseconds
+        let connectStarted = Mutex<Int64>(0)
+        let loopHeld = DispatchSemaphore(value: 0)
+        let answerSent = DispatchSemaphore(value: 0)
+        listener.start { peer in
+            guard let (head, _) = peer.receiveHead(),
+                  let keyLine = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("sec-websocket-key:") })
+            else { return }
+            let key = keyLine.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces)
+            // Hold the client's loop up, then answer while it cannot look, and keep it held
+            // until its connect deadline (and a sweep after it) has passed.
+            harness.loop.execute {
+                loopHeld.signal()
+                answerSent.wait()
+                let pastTheDeadline = connectStarted.withLock { $0 } + timeout + 100
+                while MonotonicClock.milliseconds() < pastTheDeadline { usleep(10_000) }
+            }
+            loopHeld.wait()
+            peer.send(WebSocketHandshake.upgradeResponse(key: key, extensionHeader: nil, subprotocol: nil))
+            answerSent.signal()
+            // Keep the connection until the client ends it.
+            while peer.receive() != nil {}
+        }
+        let url = try ClientURL("ws://127.0.0.1:\(listener.port)/")
+        let connection = await harness.run { [options] in
+            connectStarted.withLock { $0 = MonotonicClock.milliseconds() }
+            let connection = WebSocketClientConnection(url: url, loop: harness.loop, options: options, delegate: delegate)
+            connection.connect()
+            return SendableBox(connection)
+        }
+        try await eventually { delegate.opened || !delegate.closes.isEmpty }
+        #expect(delegate.opened, "closed instead: \(delegate.closes)")
+        await harness.run { connection.value.abort() }
     }
 }
 
