@@ -101,6 +101,24 @@ public final class PhotoStore: Sendable {
         return hashes
     }
 
+    /// The photo named `hash` opened for reading in pieces, or nil when there is none.
+    public func open(hash: String) throws -> PhotoReader? {
+        guard Self.isValidHash(hash) else { return nil }
+        let path = directory + "/" + String(hash.prefix(2)) + "/" + hash
+        let fd: Int32
+        do {
+            fd = try FileIO.open(path, O_RDONLY)
+        } catch StoreError.system(_, _, let code) where code == ENOENT {
+            return nil
+        }
+        do {
+            return PhotoReader(path: path, fd: fd, size: try FileIO.size(fd, path: path))
+        } catch {
+            FileIO.close(fd)
+            throw error
+        }
+    }
+
     /// The bytes of the photo named `hash`, or nil when there is none.
     public func read(hash: String) throws -> [UInt8]? {
         guard Self.isValidHash(hash) else { return nil }
