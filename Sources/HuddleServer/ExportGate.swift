@@ -35,7 +35,7 @@ final class ExportGate: Sendable {
     private let state = Mutex(State())
     /// Archive bytes written to sockets.
     let bytesSent = Atomic<Int>(0)
-    /// The most bytes one export has had queued for its socket (the per-export memory bound).
+    /// The most bytes one export has had in its connection's queue (the per-export memory bound).
     let peakQueuedBytes = Atomic<Int>(0)
     /// Exports whose queue is full: they read nothing more until their reader takes some.
     let waitingForReader = Atomic<Int>(0)
@@ -101,7 +101,7 @@ final class ExportGate: Sendable {
         }
         text += "# HELP huddle_export_bytes_sent_total Export archive bytes written to sockets.\n"
         text += "# TYPE huddle_export_bytes_sent_total counter\nhuddle_export_bytes_sent_total \(bytesSent.load(ordering: .relaxed))\n"
-        text += "# HELP huddle_export_queued_bytes_peak The most bytes one export has held queued for its socket.\n"
+        text += "# HELP huddle_export_queued_bytes_peak The most bytes one export has held in its connection's queue.\n"
         text += "# TYPE huddle_export_queued_bytes_peak gauge\nhuddle_export_queued_bytes_peak \(peakQueuedBytes.load(ordering: .relaxed))\n"
         text += "# HELP huddle_exports_waiting_for_reader Exports with a full queue, reading no more until their reader takes bytes.\n"
         text += "# TYPE huddle_exports_waiting_for_reader gauge\nhuddle_exports_waiting_for_reader \(waitingForReader.load(ordering: .relaxed))\n"

@@ -15,6 +15,12 @@ import HuddleWebSocket
 /// at most `queueWindow` bytes queued plus the chunk being read, besides `export.json` itself
 /// (kept until queued; its size is bounded by the per-user limits), however large the archive.
 ///
+/// "Room" is counted from the queue's last full drain, not by what is still unsent: the
+/// transport's queue keeps the bytes it has written until it drains whole, so refilling it as
+/// it empties, never letting it drain, would grow it by the whole archive. Refilled only once
+/// it has drained, it holds at most the window; the kernel's send buffer, full at that moment,
+/// keeps the reader busy while a worker reads the next chunks.
+///
 /// Each photo is opened when its turn comes and read through that descriptor to its end, so a
 /// photo removed meanwhile is still sent whole. One gone, or of another size than the core
 /// recorded, before its turn (only an account deleted meanwhile, or a file removed by hand) ends
@@ -25,7 +31,8 @@ import HuddleWebSocket
 final class ExportTransfer {
     /// Bytes a worker reads from a photo at a time.
     static let chunkSize = 64 * 1024
-    /// While this much is queued for the socket, nothing more is read.
+    /// Once this much was queued since the queue last drained, nothing more is read until it
+    /// drains again.
     static let queueWindow = 256 * 1024
 
     private enum Stage {
@@ -62,6 +69,8 @@ final class ExportTransfer {
     private var reader: PhotoReader?
     private var reading = false
     private var everythingQueued = false
+    /// Bytes queued since the connection's queue last drained whole: what the queue holds.
+    private var queuedSinceDrain = 0
     private var contentLength = 0
     /// The transport's written-bytes count last added to the bytes-sent metric.
     private var writtenMark = 0
@@ -158,8 +167,8 @@ final class ExportTransfer {
     /// Queues what it can without reading past the window: the document from memory, a photo
     /// through a worker (one chunk at a time), the archive's end last.
     private func pump() {
-        guard stage == .streaming, !reading, let connection else { return }
-        while connection.queuedOutputBytes + Self.chunkSize <= Self.queueWindow {
+        guard stage == .streaming, !reading, connection != nil else { return }
+        while queuedSinceDrain + Self.chunkSize <= Self.queueWindow {
             guard entryIndex < entries.count else {
                 if !everythingQueued {
                     everythingQueued = true
@@ -235,20 +244,23 @@ final class ExportTransfer {
         guard let connection else { return }
         if connection.queuedOutputBytes == 0 { lastProgress = api.loop.now }
         connection.queueExportBytes(self, bytes)
-        api.gate.observeQueued(connection.queuedOutputBytes)
+        queuedSinceDrain += bytes.count
+        api.gate.observeQueued(queuedSinceDrain)
     }
 
-    /// The connection wrote (`progressed`: some bytes left): count them, and queue more if
-    /// the queue has room again, or end once the archive's last byte is out.
+    /// The connection wrote (`progressed`: some bytes left): count them, and queue more once
+    /// the queue has drained, or end once the archive's last byte is out.
     func wrote(progressed: Bool) {
         guard stage == .streaming, let connection else { return }
         let written = connection.transport.writtenBytes
         api.gate.bytesSent.add(written - writtenMark, ordering: .relaxed)
         writtenMark = written
         if progressed { lastProgress = api.loop.now }
+        guard connection.queuedOutputBytes == 0 else { return }
+        queuedSinceDrain = 0
         if everythingQueued {
-            if connection.queuedOutputBytes == 0 { end(nil) }
-        } else if connection.queuedOutputBytes + Self.chunkSize <= Self.queueWindow {
+            end(nil)
+        } else {
             waitsForReader = false
             pump()
         }

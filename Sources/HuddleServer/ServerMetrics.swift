@@ -77,7 +77,7 @@ final class ServerMetrics: Sendable {
     /// Cluster mode's log position, lag and Redis round trips; nil for a single node.
     let cluster: ClusterMetrics?
 
-    init(loopCount: Int, photoUploads: PhotoUploads, exports: ExportGate = ExportGate(maxConcurrent: 2), cluster: ClusterMetrics? = nil) {
+    init(loopCount: Int, photoUploads: PhotoUploads, exports: ExportGate = ExportGate(maxConcurrent: ServerConfiguration().maxConcurrentExports), cluster: ClusterMetrics? = nil) {
         loops = (0..<loopCount).map { _ in LoopCounters() }
         self.photoUploads = photoUploads
         self.exports = exports
