@@ -35,39 +35,10 @@ import Testing
 
     /// The export request's head sent on a socket with a tiny receive buffer that is not read:
     /// the server's writes back up at once.
-    private static func heldExport(token: String, port: Int) throws -> RawClient {
-        let client = try RawClient(port: port, receiveTimeout: 30, receiveBufferSize: 4096)
-        try client.send("GET /api/v1/export HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n")
-        return client
-    }
-
-    /// Everything the server sends on `client` until it closes.
-    private static func readToEnd(_ client: RawClient) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                bytes += buffer[0..<count]
-            } else if count == 0 || errno == ECONNRESET {
-                return bytes
-            } else {
-                throw TestFailure("recv failed: errno \(errno) after \(bytes.count) bytes")
-            }
-        }
-    }
-
-    /// A whole response read from a socket: its head's fields and its body.
-    private static func split(_ response: [UInt8]) throws -> (status: Int, headers: [String: String], body: [UInt8]) {
-        guard let end = response.firstRange(of: Array("\r\n\r\n".utf8)) else { throw TestFailure("no response head") }
-        var lines = String(decoding: response[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
-        let status = Int(lines.removeFirst().split(separator: " ")[1]) ?? 0
-        var headers: [String: String] = [:]
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        return (status, headers, Array(response[end.upperBound...]))
+    private static func heldExport(token: String, port: Int) throws -> PhotoRequest {
+        let request = try PhotoRequest(port: port, receiveBufferSize: 4096)
+        try request.sendHead("GET", "/api/v1/export", token: token)
+        return request
     }
 
     private static func sameJSON(_ a: JSONObject?, _ b: JSONObject?) -> Bool {
@@ -155,9 +126,9 @@ import Testing
         let peak = try Self.metric("huddle_export_queued_bytes_peak", port: port)
         #expect(peak > 0 && peak <= 320 * 1024, "peak queued \(peak) bytes for an archive of 8 MiB")
 
-        let (status, headers, body) = try Self.split(try Self.readToEnd(held))
-        #expect(status == 200 && headers["content-length"] == String(body.count))
-        let archive = try ExportArchive(tar: body)
+        let response = try held.readResponse()
+        #expect(response.status == 200 && response.headers["content-length"] == String(response.body.count))
+        let archive = try ExportArchive(tar: response.body)
         #expect(archive.photos.count == photos.count && archive.photos.allSatisfy { photos[$0.key] == $0.value })
         #expect(try Self.metric("huddle_export_queued_bytes_peak", port: port) <= 320 * 1024)
         try await Self.waitForMetric("huddle_exports_in_flight", port: port) { $0 == 0 }
@@ -184,8 +155,8 @@ import Testing
         #expect(try Self.metric("huddle_exports_in_flight", port: port) == 0)
         #expect(try Self.metric("huddle_exports_waiting_for_reader", port: port) == 0)
         // What it reads now ends short of the Content-Length: a failed download, not an archive.
-        let (status, headers, body) = try Self.split(try Self.readToEnd(held))
-        #expect(status == 200 && Int(headers["content-length"] ?? "") ?? 0 > body.count)
+        let response = try held.readResponse()
+        #expect(response.status == 200 && Int(response.headers["content-length"] ?? "") ?? 0 > response.body.count)
         #expect(try await server.stop() == 0)
     }
 
