@@ -5,7 +5,7 @@ size, the seconds to its first and last byte, the server's CPU seconds during it
 resident memory (before, peak sampled every 10 ms, after).
 
     python bench/export_bench.py ws://127.0.0.1:PORT --pid SERVER_PID [--messages 10000]
-        [--photos 100] [--photo-bytes 200000] [--slow-rate 2000000]
+        [--photos 100] [--photo-bytes 200000] [--slow-rate 2000000] [--repeat 1]
 
 The server must run with --export-interval 0 (two exports of one user) and rate limits high
 enough for the setup (bench/export_bench.sh starts it so).
@@ -170,9 +170,12 @@ def main():
     parser.add_argument("--photos", type=int, default=100)
     parser.add_argument("--photo-bytes", type=int, default=200000)
     parser.add_argument("--slow-rate", type=int, default=2_000_000, help="bytes/s the slow reader takes")
+    parser.add_argument("--repeat", type=int, default=1, help="fast readers after the first two (does the RSS keep growing?)")
     args = parser.parse_args()
     port, token = asyncio.run(setup(args.url, args.messages, args.photos, args.photo_bytes))
-    for label, rate in (("fast reader", None), ("slow reader (%d B/s)" % args.slow_rate, args.slow_rate)):
+    runs = [("fast reader", None), ("slow reader (%d B/s)" % args.slow_rate, args.slow_rate)]
+    runs += [("fast reader again", None)] * (args.repeat - 1)
+    for label, rate in runs:
         body, figures = export(port, token, args.pid, rate)
         json_size = check(body, args.messages, args.photos)
         mib = 1 << 20
