@@ -3,6 +3,7 @@ import HuddleIO
 import HuddleProtocol
 import HuddleStore
 import HuddleWebSocket
+import Logging
 
 /// One export archive, from its head to its last byte (protocol.md, "Export").
 ///
@@ -90,9 +91,11 @@ final class ExportTransfer {
     }
 
     deinit {
-        // A connection that closed mid-export drops its transfer without an `end`.
+        // A connection that closed mid-export drops its transfer without an `end`. The last
+        // reference may go on a worker's thread: only thread-safe things here (the loop's
+        // clock is not; the monotonic clock is the one it reads).
         if holdsSlot { api.gate.release() }
-        if stage == .streaming { api.gate.countFailure(.disconnected) }
+        if stage == .streaming { account(for: .disconnected, at: MonotonicClock.milliseconds()) }
         if waitsForReader { api.gate.waitingForReader.subtract(1, ordering: .relaxed) }
     }
 
@@ -291,17 +294,25 @@ final class ExportTransfer {
         waitsForReader = false
         reader = nil
         document = []
-        let seconds = Double(api.loop.now - startedAt) / 1000
-        if let failure {
-            api.gate.countFailure(failure)
-            api.logger.info("export ended early", metadata: [
-                "user": "\(user)", "reason": "\(failure.rawValue)", "bytes": "\(contentLength)", "seconds": "\(seconds)",
-            ])
+        account(for: failure, at: api.loop.now)
+        if failure != nil {
             connection?.abortExport(self)
         } else {
-            api.gate.countCompleted()
-            api.logger.info("export sent", metadata: ["user": "\(user)", "bytes": "\(contentLength)", "seconds": "\(seconds)"])
             connection?.endExport(self)
+        }
+    }
+
+    /// The export's metric and its log line: the user, the archive's length, how long it took
+    /// (never the token).
+    private func account(for failure: ExportGate.Failure?, at now: Int64) {
+        var metadata: Logger.Metadata = ["user": "\(user)", "bytes": "\(contentLength)", "seconds": "\(Double(now - startedAt) / 1000)"]
+        if let failure {
+            api.gate.countFailure(failure)
+            metadata["reason"] = "\(failure.rawValue)"
+            api.logger.info("export ended early", metadata: metadata)
+        } else {
+            api.gate.countCompleted()
+            api.logger.info("export sent", metadata: metadata)
         }
     }
 

@@ -160,6 +160,21 @@ import Testing
         #expect(try await server.stop() == 0)
     }
 
+    @Test func aReaderThatHangsUpFreesTheSlot() async throws {
+        let server = try await startHuddle(["--max-concurrent-exports", "1"])
+        let port = server.port
+        let (_, token) = try ProtocolClient.signedUp("quitter", port: port)
+        _ = try Self.uploadPhotos(2, size: 2 << 20, seed: 70, token: token, port: port)
+        let held = try Self.heldExport(token: token, port: port)
+        try await Self.waitForMetric("huddle_exports_waiting_for_reader", port: port)
+        shutdown(held.client.fd, Int32(SHUT_RDWR))
+        try await Self.waitForMetric("huddle_exports_failed_total", ["reason": "disconnected"], port: port)
+        try await Self.waitForMetric("huddle_exports_in_flight", port: port) { $0 == 0 }
+        #expect(try Self.metric("huddle_exports_waiting_for_reader", port: port) == 0)
+        #expect(try Self.metric("huddle_exports_completed_total", port: port) == 0)
+        #expect(try await server.stop() == 0)
+    }
+
     @Test func anExportAfterAKill9HoldsEverythingAcknowledged() async throws {
         let data = try ServerProcess.makeDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
