@@ -50,6 +50,9 @@ public struct CoreConfiguration: Sendable {
     /// it uploads are refused `photo_quota_exceeded`. Checked when a request arrives, never
     /// when the log is replayed, so it may change between starts.
     public var photoQuotaBytes = 1 << 30
+    /// One export archive (`GET /api/v1/export`) per user per this long: building its JSON
+    /// part is the core's work, so a user cannot make the core build it again and again.
+    public var exportIntervalMilliseconds: Int64 = 60_000
     /// Friend requests one user may send over time, cancelled ones included (`FriendRequestThrottle`).
     public var friendRequestsPerHour: Double = 20
     public var friendRequestBurst: Double = 20

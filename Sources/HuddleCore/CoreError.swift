@@ -106,4 +106,6 @@ public enum CoreErrorCode: String, Sendable, CaseIterable {
     // Moderation and deletion.
     case publicationNotFound = "publication_not_found"
     case commentNotFound = "comment_not_found"
+    // Export.
+    case exportsLimited = "exports_limited"
 }

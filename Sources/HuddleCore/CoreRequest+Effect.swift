@@ -91,6 +91,9 @@ extension CoreRequestBody {
             .write
         case .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick:
             .read
+        // The export's JSON part is built from the state; nothing is written.
+        case .exportArchive:
+            .read
         case .expireActivities, .recordSessionsSeen:
             .write
         // Passwords: as for sign-ins, the second halves end hashes the core counts.
@@ -135,7 +138,8 @@ extension CoreRequest {
             case (let ref?, nil): .signInEvent(ref)
             case (nil, nil): .none
             }
-        case .authorizePhotoUpload(let caller, _, _), .recordPhoto(let caller, _, _, _), .authorizePhotoRead(let caller, _, _):
+        case .authorizePhotoUpload(let caller, _, _), .recordPhoto(let caller, _, _, _), .authorizePhotoRead(let caller, _, _),
+             .exportArchive(let caller, _):
             .photo(caller: caller)
         case .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick:
             .none
@@ -151,7 +155,7 @@ extension CoreRequest {
         case .operation, .beginSignUp, .beginLogin, .authenticate, .identityVerified, .requestPasswordReset, .beginPasswordReset:
             guard let connection, let requestID else { return nil }
             return (connection, requestID)
-        case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
+        case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead, .exportArchive,
              .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick,
              .finishPasswordChange, .finishPasswordReset, .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
             return nil
@@ -164,7 +168,7 @@ extension CoreRequest {
         case .beginLogin, .authenticate: true
         case .identityVerified(let proof): proof.purpose.opensASession
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
-             .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
+             .recordPhoto, .authorizePhotoRead, .exportArchive, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
              .presenceElsewhere, .nodeGone, .localTick, .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset,
              .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
             false

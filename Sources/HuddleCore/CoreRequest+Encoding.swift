@@ -99,6 +99,8 @@ extension CoreRequestBody {
             return [("kind", .string("record_photo")), ("caller", caller.persisted), ("token_hash", .hex(tokenHash)), ("hash", .string(hash)), ("size", .integer(size))]
         case let .authorizePhotoRead(caller, tokenHash, hash):
             return [("kind", .string("authorize_photo_read")), ("caller", caller.persisted), ("token_hash", .hex(tokenHash)), ("hash", .string(hash))]
+        case let .exportArchive(caller, tokenHash):
+            return [("kind", .string("export_archive")), ("caller", caller.persisted), ("token_hash", .hex(tokenHash))]
         case let .connectionOpened(address):
             return [("kind", .string("connection_opened")), ("address", .string(address))]
         case .connectionClosed:
@@ -219,6 +221,9 @@ extension CoreRequestBody {
         case "authorize_photo_read":
             guard let caller = ref("caller"), let tokenHash = bytes("token_hash"), let hash = string("hash") else { return nil }
             self = .authorizePhotoRead(caller: caller, tokenHash: tokenHash, hash: hash)
+        case "export_archive":
+            guard let caller = ref("caller"), let tokenHash = bytes("token_hash") else { return nil }
+            self = .exportArchive(caller: caller, tokenHash: tokenHash)
         case "connection_opened":
             guard let address = string("address") else { return nil }
             self = .connectionOpened(address: address)

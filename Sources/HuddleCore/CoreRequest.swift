@@ -91,6 +91,9 @@ public enum CoreRequestBody: Sendable, Equatable {
     case recordPhoto(caller: ConnectionRef, tokenHash: [UInt8], hash: String, size: Int)
     /// May this token read the photo?
     case authorizePhotoRead(caller: ConnectionRef, tokenHash: [UInt8], hash: String)
+    /// `GET /api/v1/export`: may this token take its user's export archive now? The answer
+    /// carries the archive's JSON part (`PhotoAccess.exportAllowed`).
+    case exportArchive(caller: ConnectionRef, tokenHash: [UInt8])
 
     // Connection lifecycle and time.
 

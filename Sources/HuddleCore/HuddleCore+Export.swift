@@ -4,13 +4,39 @@ import HuddleProtocol
 /// JSON document: one member per state component, each component's own `exported(for:)` where
 /// it has one. Secrets are left out (password verifier, session tokens, reset codes: a
 /// session's id and a reset code's expiry stand for them). Photos are listed by hash; their
-/// bytes are the caller's at `GET /api/v1/photos/HASH`.
+/// bytes are the caller's at `GET /api/v1/photos/HASH`, and all of it in one archive at
+/// `GET /api/v1/export` (`exportArchive`).
 extension HuddleCore {
     func exportAccount(_ connection: ConnectionRef, requestID: String, into step: inout CoreStep) {
         guard let identity = signedInIdentity(connection, requestID, into: &step),
               let user = durableState.accounts[identity.username]
         else { return }
         reply(connection, requestID, .export(exported(user)), into: &step)
+    }
+
+    /// `GET /api/v1/export` (protocol.md, "Export"): the token's user gets the archive's JSON
+    /// part, at most once per `exportIntervalMilliseconds` (`exports_limited` with the wait
+    /// otherwise), checked before the document is built: it is the core's work, proportional
+    /// to everything the user holds.
+    func exportArchive(_ caller: ConnectionRef, tokenHash: [UInt8], at time: Int64, into step: inout CoreStep) {
+        let user: Username
+        switch photoRequestUser(tokenHash, at: time) {
+        case .failure(let error): return answerPhotoRequest(caller, .refused(error), into: &step)
+        case .success(let found): user = found
+        }
+        guard let account = durableState.accounts[user] else {
+            return answerPhotoRequest(caller, .refused(CoreError(.invalidToken, "unknown or revoked token")), into: &step)
+        }
+        let interval = configuration.exportIntervalMilliseconds
+        if let last = exportStarts[user], time - last < interval, time >= last {
+            let wait = last + interval - time
+            let error = CoreError(.exportsLimited, "one export per \(interval / 1000) s", retryAfterMilliseconds: wait)
+            return answerPhotoRequest(caller, .refused(error), into: &step)
+        }
+        // Users whose wait is over take no memory: swept whenever the map has grown.
+        if exportStarts.count >= 1024 { exportStarts = exportStarts.filter { time - $0.value < interval } }
+        exportStarts[user] = time
+        answerPhotoRequest(caller, .exportAllowed(user: user, document: exported(account)), into: &step)
     }
 
     private func exported(_ account: UserRecord) -> JSONValue {

@@ -65,6 +65,8 @@ extension HuddleCore {
             recordPhoto(caller, tokenHash: tokenHash, hash: hash, size: size, at: time, into: &step)
         case let .authorizePhotoRead(caller, tokenHash, hash):
             authorizePhotoRead(caller, tokenHash: tokenHash, hash: hash, at: time, into: &step)
+        case let .exportArchive(caller, tokenHash):
+            exportArchive(caller, tokenHash: tokenHash, at: time, into: &step)
         case let .connectionOpened(address):
             guard let connection else { break }
             _ = connections.open(connection, address: address)

@@ -58,7 +58,7 @@ extension HuddleCore {
 
     /// The user a session token (its hash) stands for now: `invalid_token` for an unknown or
     /// revoked one, `token_expired` past its expiry — as `auth` says.
-    private func photoRequestUser(_ tokenHash: [UInt8], at time: Int64) -> Result<Username, CoreError> {
+    func photoRequestUser(_ tokenHash: [UInt8], at time: Int64) -> Result<Username, CoreError> {
         guard let session = durableState.sessions[tokenHash], durableState.accounts[session.username] != nil else {
             return .failure(CoreError(.invalidToken, "unknown or revoked token"))
         }
@@ -70,7 +70,7 @@ extension HuddleCore {
         CoreError(.photoQuotaExceeded, "a user's photos take at most \(configuration.photoQuotaBytes) bytes")
     }
 
-    private func answerPhotoRequest(_ caller: ConnectionRef, _ access: PhotoAccess, into step: inout CoreStep) {
+    func answerPhotoRequest(_ caller: ConnectionRef, _ access: PhotoAccess, into step: inout CoreStep) {
         step.outputs.append(.photoAccess(caller: caller, access))
     }
 }

@@ -25,6 +25,8 @@ public final class HuddleCore {
     var roomQuota: RoomQuota
     /// Each reporter's budget of reports over time (ephemeral, like the friend-request one).
     var reportBudgets: [Username: TokenBucket] = [:]
+    /// When each user last began an export archive (`exportArchive`); ephemeral, like the throttles.
+    var exportStarts: [Username: Int64] = [:]
     var passwordHashes = PasswordHashAdmission()
     /// Derived from the durable sessions (rebuilt on restore), so `tick` finds purgeable ones
     /// without scanning; entries of sessions revoked since are skipped when popped.

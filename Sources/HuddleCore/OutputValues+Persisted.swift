@@ -56,6 +56,7 @@ extension PhotoAccess: PersistedValue {
         case .stored(let hash, let size, let newlyOwned):
             .variant("stored", [("hash", hash.persisted), ("size", size.persisted), ("newlyOwned", newlyOwned.persisted)])
         case .readAllowed(let hash, let size): .variant("readAllowed", [("hash", hash.persisted), ("size", size.persisted)])
+        case .exportAllowed(let user, let document): .variant("exportAllowed", [("user", user.persisted), ("document", document)])
         case .refused(let error): .variant("refused", [("_0", error.persisted)])
         }
     }
@@ -66,6 +67,9 @@ extension PhotoAccess: PersistedValue {
         case "uploadAllowed": self = .uploadAllowed(user: try f("user"))
         case "stored": self = .stored(hash: try f("hash"), size: try f("size"), newlyOwned: try f("newlyOwned"))
         case "readAllowed": self = .readAllowed(hash: try f("hash"), size: try f("size"))
+        case "exportAllowed":
+            guard let document = f.member("document") else { throw RecordDecodingError("exportAllowed without its document") }
+            self = .exportAllowed(user: try f("user"), document: document)
         case "refused": self = .refused(try f("_0"))
         default: throw variant.unknown()
         }

@@ -29,6 +29,8 @@ extension Connection {
             consumeBody(rest, request)
         case .photo(let photos):
             beginPhotoRequest(head, rest: rest, photos: photos)
+        case .export(let exports):
+            beginExport(head, exports: exports)
         case .upgrade(let endpoint, let request, let subprotocol):
             let session = WebSocketSession(connection: self, endpoint: endpoint, request: request, subprotocol: subprotocol)
             context.markDirty(self)
@@ -76,9 +78,13 @@ extension Connection {
         if case .httpBody(.photo(let transfer)) = phase { transfer } else { nil }
     }
 
-    /// The core's answer to this connection's photo request (through the endpoint).
+    /// The core's answer to this connection's photo or export request (through the endpoint).
     func photoAccessDecided(_ outcome: PhotoAccessOutcome) {
-        photoTransfer?.decided(outcome)
+        switch phase {
+        case .httpBody(.photo(let transfer)): transfer.decided(outcome)
+        case .httpBody(.export(let transfer)): transfer.decided(outcome)
+        default: break
+        }
     }
 
     /// `100 Continue` (RFC 9110 §10.1.1) for a client that waits for it before sending the
@@ -99,6 +105,48 @@ extension Connection {
         deadline = context.loop.now + Int64(context.configuration.idleTimeoutMilliseconds)
     }
 
+    // MARK: Export
+
+    private func beginExport(_ head: HTTPRequestHead, exports: ExportAPI) {
+        switch exports.begin(head, on: self) {
+        case .respond(let response):
+            respond(HTTPReply(status: response.status, headers: response.headers, contentType: response.contentType, body: response.body))
+        case .transfer(let transfer):
+            phase = .httpBody(.export(transfer))
+        }
+    }
+
+    /// The export being served, if any.
+    private var exportTransfer: ExportTransfer? {
+        if case .httpBody(.export(let transfer)) = phase { transfer } else { nil }
+    }
+
+    /// Queues bytes of the archive `transfer` streams (its head first).
+    func queueExportBytes(_ transfer: ExportTransfer, _ bytes: [UInt8]) {
+        guard exportTransfer === transfer else { return }
+        transport.enqueue(bytes)
+        context.markDirty(self)
+    }
+
+    /// The export was refused or failed before its archive began: a complete response.
+    func finishExportRequest(_ transfer: ExportTransfer, _ response: PhotoResponse) {
+        guard exportTransfer === transfer else { return }
+        respond(HTTPReply(status: response.status, headers: response.headers, contentType: response.contentType, body: response.body))
+    }
+
+    /// The archive's last byte left: the response is complete.
+    func endExport(_ transfer: ExportTransfer) {
+        guard exportTransfer === transfer else { return }
+        shutDownOurSide()
+    }
+
+    /// The archive cannot be completed: closing short of its Content-Length tells the client
+    /// the download failed.
+    func abortExport(_ transfer: ExportTransfer) {
+        guard exportTransfer === transfer else { return }
+        abort()
+    }
+
     // MARK: The response
 
     /// Sends a complete HTTP response and closes once it is written.
@@ -113,15 +161,18 @@ extension Connection {
     var awaitsResponse: Bool {
         switch phase {
         case .httpBody(.photo(let transfer)): !transfer.isReceivingBody
+        case .httpBody(.export(let transfer)): transfer.isUnderWay
         case .httpBody(.api(let request)): request.dispatched
         default: false
         }
     }
 
     /// A body that never completes holds the connection: same deadline as the head. A photo
-    /// body has its transfer's own.
+    /// body has its transfer's own; an export archive's reader must take bytes within the idle timeout.
     func checkBodyDeadline(_ body: HTTPRequestBody, now: Int64) {
         switch body {
+        case .export(let transfer):
+            transfer.checkDeadline(now: now)
         case .photo(let transfer):
             if now >= transfer.bodyDeadline, transfer.isReceivingBody {
                 context.logger.info("photo body timeout", metadata: ["peer": "\(peer)"])

@@ -145,6 +145,8 @@ final class Connection: EventHandler, Flushable {
             consumeBody(bytes, request)
         case .httpBody(.photo(let transfer)):
             if !bytes.isEmpty { transfer.receive(bytes) }
+        case .httpBody(.export):
+            break  // a GET has no body; whatever follows it is not read as a request
         case .open(let session):
             session.read(bytes, from: self)
         case .closing(let closing):
@@ -255,6 +257,8 @@ final class Connection: EventHandler, Flushable {
     /// After a flush: the session's backpressure and the loop's queued-bytes gauge follow the queue.
     private func wroteSome(progressed: Bool) {
         session?.wroteSome(progressed: progressed, on: self)
+        // The export archive queues more as its reader takes bytes.
+        if case .httpBody(.export(let transfer)) = phase { transfer.wrote(progressed: progressed) }
         reportQueuedBytes()
     }
 

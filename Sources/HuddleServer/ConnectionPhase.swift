@@ -8,7 +8,8 @@ extension Connection {
         /// Waiting for the HTTP request head. Boxed: the parser is large, and the phase is read
         /// on every message (`isOpen`, `session`), so it must stay a few words to copy.
         indirect case httpHead(HTTPHeadParser)
-        /// Reading a request body (HTTP API, photo), then waiting for its response.
+        /// Reading a request body (HTTP API, photo), then waiting for its response (or, for the
+        /// export archive, sending it).
         case httpBody(HTTPRequestBody)
         /// WebSocket open: messages flow both ways.
         case open(WebSocketSession)
@@ -48,6 +49,8 @@ extension Connection {
         case api(PendingHTTPRequest)
         /// A photo upload or download (`PhotoAPI`), from its head to its response.
         case photo(PhotoTransfer)
+        /// The export archive (`ExportAPI`), from its head to its last byte.
+        case export(ExportTransfer)
     }
 
     var isOpen: Bool {

@@ -26,17 +26,20 @@ struct HTTPReply {
 }
 
 /// Where a request head goes: answered from the head alone (/healthz, /metrics, the web app's
-/// files, refusals), an HTTP API or photo request whose body follows, or a WebSocket upgrade
+/// files, refusals), an HTTP API or photo request whose body follows, the export archive, or a WebSocket upgrade
 /// its endpoint accepted. Decides only; the connection carries it out.
 enum HTTPRoute {
     case reply(HTTPReply)
     /// An HTTP API request with a body of `length` bytes.
     case api(HTTPAPI, length: Int)
     case photo(PhotoAPI)
+    /// The export archive (`GET /api/v1/export`).
+    case export(ExportAPI)
     case upgrade(any WebSocketEndpoint, WebSocketHandshake.Request, subprotocol: String?)
 
     static func of(_ head: HTTPRequestHead, peer: String, context: LoopContext) -> HTTPRoute {
         if let photos = context.photoAPI, PhotoAPI.serves(head.path) { return .photo(photos) }
+        if let exports = context.exportAPI, head.path == ExportAPI.path { return .export(exports) }
         if head.path.hasPrefix("/api/") { return api(head, context: context) }
         let upgrading = WebSocketHandshake.isUpgradeRequest(head)
         if head.path == "/healthz" || head.path == "/metrics", !upgrading { return status(head, context: context) }

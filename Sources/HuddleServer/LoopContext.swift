@@ -20,6 +20,8 @@ final class LoopContext {
     var httpAPI: HTTPAPI?
     /// The photo endpoints on this loop (always on: users authenticate with their session token).
     var photoAPI: PhotoAPI?
+    /// The export archive's endpoint (same token rules as photos).
+    var exportAPI: ExportAPI?
     /// The web app and the SDK (/app/, /sdk/huddle.js); nil with `--no-web-app`.
     let staticFiles: StaticFiles?
     private var endpoints: [String: any WebSocketEndpoint] = [:]

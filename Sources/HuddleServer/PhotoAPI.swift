@@ -117,8 +117,8 @@ final class PhotoAPI {
         return .framed(.length(length))
     }
 
-    /// The token of `Authorization: Bearer <token>`.
-    private static func bearerToken(_ head: HTTPRequestHead) -> String? {
+    /// The token of `Authorization: Bearer <token>` (the export archive's too).
+    static func bearerToken(_ head: HTTPRequestHead) -> String? {
         guard let authorization = head.headers[first: "authorization"] else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else { return nil }

@@ -1,7 +1,7 @@
 import HuddleCore
 import HuddleProtocol
 
-/// A complete HTTP response of the photo endpoints. Errors have the HTTP API's JSON shape,
+/// A complete HTTP response of the photo endpoints (and the export archive's refusals). Errors have the HTTP API's JSON shape,
 /// `{"error": {"code": …, "message": …}}`.
 struct PhotoResponse {
     var status: Int

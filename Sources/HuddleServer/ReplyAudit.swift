@@ -77,7 +77,7 @@ extension CoreRequest {
         switch body {
         case .signUp, .finishLogin: true
         case .operation, .beginSignUp, .beginLogin, .authenticate, .serverPublish, .disconnectUser, .authorizePhotoUpload,
-             .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
+             .recordPhoto, .authorizePhotoRead, .exportArchive, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
              .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset,
              .presenceElsewhere, .nodeGone, .localTick, .identityVerified, .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
             false

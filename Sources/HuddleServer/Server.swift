@@ -41,7 +41,8 @@ public final class Server {
         let loops = try (0..<threadCount).map { try EventLoop(index: $0) }
         let photoUploads = PhotoUploads(maxUploads: configuration.maxUploads, maxUploadsPerUser: configuration.maxUploadsPerUser)
         let metrics = ServerMetrics(
-            loopCount: threadCount, photoUploads: photoUploads, cluster: configuration.cluster.map { ClusterMetrics(maxHealthyLag: $0.maxHealthyLag) })
+            loopCount: threadCount, photoUploads: photoUploads, exports: ExportGate(maxConcurrent: configuration.maxConcurrentExports),
+            cluster: configuration.cluster.map { ClusterMetrics(maxHealthyLag: $0.maxHealthyLag) })
         let contexts = loops.map { LoopContext(loop: $0, configuration: configuration, tlsContext: tlsContext, metrics: metrics, logger: logger) }
 
         let persistence: Persistence?
@@ -128,7 +129,9 @@ public final class Server {
         runner.photoRemoval = (photoStore, photoWorkers)
         for (context, endpoint) in zip(contexts, endpoints) {
             context.addEndpoint(endpoint, path: "/v1")
-            context.photoAPI = PhotoAPI(runner: runner, endpoint: endpoint, context: context, store: photoStore, workers: photoWorkers, uploads: photoUploads)
+            let photos = PhotoAPI(runner: runner, endpoint: endpoint, context: context, store: photoStore, workers: photoWorkers, uploads: photoUploads)
+            context.photoAPI = photos
+            context.exportAPI = ExportAPI(photos: photos, gate: metrics.exports, idleTimeoutMilliseconds: configuration.idleTimeoutMilliseconds)
             if let apiKey = configuration.apiKey {
                 context.httpAPI = HTTPAPI(apiKey: apiKey, runner: runner, endpoint: endpoint, loopIndex: context.loop.index)
             }

@@ -104,6 +104,10 @@ public struct ServerConfiguration: Sendable {
     /// each byte: a client trickling a byte at a time cannot hold the upload open.
     public var photoUploadTimeoutMilliseconds = 60_000
     public static let photoUploadMinimumBytesPerSecond = 64 * 1024
+    // Export.
+    /// Export archives (`GET /api/v1/export`) being made or sent at once on the server; 429
+    /// `too_many_exports` beyond. The per-user interval is `core.exportIntervalMilliseconds`.
+    public var maxConcurrentExports = 2
 
     /// Bearer token `/metrics` requires; nil = open (`--metrics-token`).
     public var metricsToken: String?

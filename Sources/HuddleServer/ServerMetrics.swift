@@ -68,6 +68,8 @@ final class ServerMetrics: Sendable {
     let identity = IdentityMetrics()
     let clusterSnapshots = ClusterSnapshotMetrics()
     let deletions = DeletionMetrics()
+    /// The export archives' slots and counters.
+    let exports: ExportGate
     /// Bytes of requests held (decompressed) behind sign-ins still being decided, all
     /// connections together: a gauge, and the server-wide bound's running total.
     let heldBehindSignIn = Atomic<Int>(0)
@@ -75,9 +77,10 @@ final class ServerMetrics: Sendable {
     /// Cluster mode's log position, lag and Redis round trips; nil for a single node.
     let cluster: ClusterMetrics?
 
-    init(loopCount: Int, photoUploads: PhotoUploads, cluster: ClusterMetrics? = nil) {
+    init(loopCount: Int, photoUploads: PhotoUploads, exports: ExportGate = ExportGate(maxConcurrent: ServerConfiguration().maxConcurrentExports), cluster: ClusterMetrics? = nil) {
         loops = (0..<loopCount).map { _ in LoopCounters() }
         self.photoUploads = photoUploads
+        self.exports = exports
         self.cluster = cluster
     }
 
@@ -190,6 +193,7 @@ final class ServerMetrics: Sendable {
         text += identity.prometheusText()
         text += clusterSnapshots.prometheusText()
         text += deletions.prometheusText()
+        text += exports.prometheusText()
         text += cluster?.prometheusText() ?? ""
         text += "# HELP huddle_signin_held_bytes Bytes of requests waiting behind sign-ins still being decided.\n"
         text += "# TYPE huddle_signin_held_bytes gauge\n"

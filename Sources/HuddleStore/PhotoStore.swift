@@ -101,8 +101,8 @@ public final class PhotoStore: Sendable {
         return hashes
     }
 
-    /// The bytes of the photo named `hash`, or nil when there is none.
-    public func read(hash: String) throws -> [UInt8]? {
+    /// The photo named `hash` opened for reading in pieces, or nil when there is none.
+    public func open(hash: String) throws -> PhotoReader? {
         guard Self.isValidHash(hash) else { return nil }
         let path = directory + "/" + String(hash.prefix(2)) + "/" + hash
         let fd: Int32
@@ -111,11 +111,17 @@ public final class PhotoStore: Sendable {
         } catch StoreError.system(_, _, let code) where code == ENOENT {
             return nil
         }
-        defer { FileIO.close(fd) }
-        let size = try FileIO.size(fd, path: path)
-        var bytes = [UInt8](repeating: 0, count: size)
-        let count = try bytes.withUnsafeMutableBytes { try FileIO.read(fd, into: $0, at: 0, path: path) }
-        if count < size { bytes.removeSubrange(count...) }
-        return bytes
+        do {
+            return PhotoReader(path: path, fd: fd, size: try FileIO.size(fd, path: path))
+        } catch {
+            FileIO.close(fd)
+            throw error
+        }
+    }
+
+    /// The bytes of the photo named `hash`, or nil when there is none.
+    public func read(hash: String) throws -> [UInt8]? {
+        guard let photo = try open(hash: hash) else { return nil }
+        return try photo.read(at: 0, count: photo.size)
     }
 }

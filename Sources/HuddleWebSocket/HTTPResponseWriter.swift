@@ -13,22 +13,36 @@ public enum HTTPResponseWriter {
         body: [UInt8] = [],
         close: Bool = true
     ) -> [UInt8] {
+        var bytes = head(status: status, reason: reason, headers: headers, contentLength: body.count, close: close, reserving: body.count)
+        bytes.append(contentsOf: body)
+        return bytes
+    }
+
+    /// The head of a response whose `contentLength` bytes of body the caller sends after it
+    /// (a body streamed from disk), with the same rules as `response`.
+    public static func head(
+        status: Int,
+        reason: String? = nil,
+        headers: [(String, String)] = [],
+        contentLength: Int,
+        close: Bool = true,
+        reserving bodyCapacity: Int = 0
+    ) -> [UInt8] {
         assert(
             !headers.contains { asciiCaseInsensitiveEquals($0.0, "Content-Length") || asciiCaseInsensitiveEquals($0.0, "Connection") },
             "HTTPResponseWriter adds Content-Length and Connection itself"
         )
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(128 + body.count)
+        bytes.reserveCapacity(128 + bodyCapacity)
         appendStatusLine(status: status, reason: reason ?? standardReason(status), to: &bytes)
         for (name, value) in headers {
             appendField(name, value, to: &bytes)
         }
-        appendField("Content-Length", String(body.count), to: &bytes)
+        appendField("Content-Length", String(contentLength), to: &bytes)
         if close {
             appendField("Connection", "close", to: &bytes)
         }
         bytes.append(contentsOf: "\r\n".utf8)
-        bytes.append(contentsOf: body)
         return bytes
     }
 

@@ -139,6 +139,10 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds an upload's body may take at least (longer for a large one: 64 KiB/s); 408 beyond.")
     var photoUploadTimeout: Int = 60
     @Option(help: "Bytes of photos one user may own (507 photo_quota_exceeded beyond).") var photoQuota: Int = 1 << 30
+    // Export.
+    @Option(help: "Export archives (GET /api/v1/export) made or sent at once over the whole server (429 too_many_exports beyond).")
+    var maxConcurrentExports: Int = 2
+    @Option(help: "Seconds a user waits between two export archives (429 exports_limited within).") var exportInterval: Int = 60
     // Cluster mode.
     @Option(help: "Cluster mode: redis://HOST[:PORT][/DB] or redis+sentinel://HOST[:PORT][,…]/MASTER[/DB]; the Redis stream huddle:log replaces the local log (needs --shared-dir).")
     var redis: String?
@@ -210,6 +214,10 @@ struct Serve: ParsableCommand {
         guard maxUploadsPerUser > 0, maxUploads > 0, photoUploadTimeout > 0, photoQuota > 0 else {
             throw ValidationError("--max-uploads-per-user, --max-uploads, --photo-upload-timeout and --photo-quota must be positive")
         }
+        // Export.
+        guard maxConcurrentExports > 0, exportInterval >= 0 else {
+            throw ValidationError("--max-concurrent-exports must be positive and --export-interval 0 or more")
+        }
         // Identities.
         _ = try identitySettings()
         try validateCluster()
@@ -278,6 +286,9 @@ struct Serve: ParsableCommand {
         config.maxUploads = maxUploads
         config.photoUploadTimeoutMilliseconds = photoUploadTimeout * 1000
         config.core.photoQuotaBytes = photoQuota
+        // Export.
+        config.maxConcurrentExports = maxConcurrentExports
+        config.core.exportIntervalMilliseconds = Int64(exportInterval) * 1000
         // Identities.
         config.identity = (try? identitySettings()) ?? IdentitySettings()
         // Cluster mode.

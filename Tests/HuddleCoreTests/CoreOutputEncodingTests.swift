@@ -57,6 +57,7 @@ import Testing
         .photoAccess(caller: bob, .uploadAllowed(user: "bob")),
         .photoAccess(caller: bob, .stored(hash: "ab12", size: 1_048_576, newlyOwned: true)),
         .photoAccess(caller: bob, .readAllowed(hash: "ab12", size: 10)),
+        .photoAccess(caller: bob, .exportAllowed(user: "bob", document: .object([("photos", .array([.object([("hash", .string("ab12"))])]))]))),
         .photoAccess(caller: bob, .refused(CoreError(.invalidToken, "unknown token"))),
         .profileChanged(user: "alice", UserProfile(displayName: "Alice ☕", avatar: "ab12"), time: 5, to: [bob, alice]),
         .profileChanged(user: "alice", UserProfile(), time: 6, to: [alice]),

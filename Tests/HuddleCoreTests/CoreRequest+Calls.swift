@@ -228,6 +228,10 @@ extension CoreRequest {
         CoreRequest(.authorizePhotoRead(caller: caller, tokenHash: tokenHash, hash: hash))
     }
 
+    static func exportArchive(caller: ConnectionRef, tokenHash: [UInt8]) -> CoreRequest {
+        CoreRequest(.exportArchive(caller: caller, tokenHash: tokenHash))
+    }
+
     // Lifecycle.
 
     static func connectionOpened(_ ref: ConnectionRef, address: String) -> CoreRequest {

@@ -36,6 +36,7 @@ import Testing
         CoreRequest(.authorizePhotoUpload(caller: ConnectionRef(loop: 1, serial: 3), tokenHash: [1], size: 1_048_576)),
         CoreRequest(.recordPhoto(caller: ConnectionRef(loop: 1, serial: 3), tokenHash: [1], hash: "ab12", size: 10)),
         CoreRequest(.authorizePhotoRead(caller: ConnectionRef(loop: 1, serial: 4), tokenHash: [], hash: "ab12")),
+        CoreRequest(.exportArchive(caller: ConnectionRef(loop: 1, serial: 5), tokenHash: [0xfe, 1])),
         CoreRequest(connection: alice, .connectionOpened(address: "2001:db8::1")),
         CoreRequest(connection: alice, .connectionClosed),
         .tick,

@@ -5,11 +5,13 @@ import Testing
 
 /// Issue 16's acceptance scenario, over real sockets against the real binary: ann signs up with
 /// an identity provider (a local test issuer), shows a display name and an avatar, befriends bob
-/// and carol, chats, posts, sets a place and keeps a memory with a photo; bob blocks and reports
-/// her; the operator removes the reported post and resolves the report; ann deletes her account
-/// with a fresh sign-in (she has no password). Afterwards, after a graceful restart and after a
-/// kill -9, no op, history page, search, photo URL or the operator's report list finds anything
-/// of hers beyond what protocol.md "Deletion and retention" says remains.
+/// and carol, chats, posts, sets a place, keeps a memory with a photo and blocks a stranger; bob
+/// blocks and reports her; the operator removes the reported post and resolves the report; ann
+/// takes her export archive over HTTP (every item of hers is in it, her photos byte for byte),
+/// then deletes her account with a fresh sign-in (she has no password). Afterwards, after a
+/// graceful restart and after a kill -9, no op, history page, search, photo URL, export URL or
+/// the operator's report list finds anything of hers beyond what protocol.md "Deletion and
+/// retention" says remains.
 @Suite(.ownThread) struct AccountLifecycleScenarioTests {
     static let key = "test-api-key-0123456789"
     static let audience = "huddle-test-app"
@@ -68,6 +70,9 @@ import Testing
             #expect(try PhotoRequest.download(hash, token: carolToken, port: port).status == 404)
             #expect(try PhotoRequest.download(hash, token: ann.token, port: port).status == 401)
         }
+        // Her export archive: the URL refuses her old token.
+        let archive = try ExportArchive.download(token: ann.token, port: port).response
+        #expect(archive.status == 401 && archive.headers["www-authenticate"] == "Bearer", "\(archive.status)")
         // Her session and her identity: the token is refused, and the identity signs into no
         // account (a sign-in would make a new one, but her name is quarantined).
         let probe = try ProtocolClient(port: port)
@@ -131,6 +136,9 @@ import Testing
         let memory = try #require(JSON.int((try annClient.ok("memory_create", ["title": "Berlin", "date": "2025-06-14"])["memory"] as? JSONObject)?["id"]))
         try annClient.ok("point_add", ["memory": memory, "time": 1_750_000_000_000, "photos": [PhotoRequest.hash(memoryBytes)]])
         let ann = Ann(token: annToken, avatar: avatar, memoryPhoto: PhotoRequest.hash(memoryBytes), chatText: chatText)
+        // She blocks a stranger.
+        _ = try ProtocolClient.signedUp("eve", port: port)
+        try annClient.ok("block", ["user": "eve"])
 
         // bob reports her post, then blocks her: she is out of his search and her avatar is his no more.
         let report = try #require(JSON.int(try bob.ok("report", ["kind": "post", "post": post, "reason": "spam", "text": "ads"])["report"]))
@@ -148,22 +156,30 @@ import Testing
         #expect(resolved.status == 200, "\(resolved.body)")
         #expect(!JSON.text(try carol.ok("feed")).contains("ann's post"))
 
-        // She exports her data: every item of hers is there, no secret is.
-        let export = try #require(try annClient.ok("account_export")["export"] as? JSONObject)
+        // She takes her export archive over HTTP: every item of hers is in its export.json, her
+        // photos are in it byte for byte, no secret is.
+        let (exportResponse, archive) = try ExportArchive.download(token: annToken, port: port)
+        #expect(exportResponse.status == 200, "\(exportResponse.status)")
+        let export = try #require(archive?.document)
         let exportText = JSON.text(export)
         #expect((export["account"] as? JSONObject)?["username"] as? String == "ann")
         #expect((export["profile"] as? JSONObject)?["display_name"] as? String == Self.displayName, "\(export["profile"] ?? "")")
-        #expect(exportText.contains(avatar) && exportText.contains(ann.memoryPhoto))
+        #expect((export["profile"] as? JSONObject)?["avatar"] as? String == avatar)
         #expect(((export["identities"] as? [JSONObject]) ?? []).map { $0["subject"] as? String } == [Self.subject])
         #expect(((export["sessions"] as? [JSONObject]) ?? []).map { $0["device"] as? String } == ["ann's phone"])
         #expect(export["friends"] as? [String] == ["carol"], "bob's block ended their friendship")
-        #expect(exportText.contains(chatText) && exportText.contains("ann's words to bob"))
+        #expect((export["blocks"] as? JSONObject)?["blocked"] as? [String] == ["eve"])
+        let messages = ((export["messages"] as? [JSONObject]) ?? []).map { "\($0["channel"] ?? ""): \($0["data"] ?? "")" }
+        #expect(messages.contains { $0.hasPrefix("chat:ann~carol") && $0.contains(chatText) }, "\(messages)")
+        #expect(messages.contains { $0.hasPrefix("chat:ann~bob") && $0.contains("ann's words to bob") }, "\(messages)")
         #expect(((export["posts"] as? [JSONObject]) ?? []).map { JSON.int($0["id"]) } == [keptPost], "the removed post is not hers any more")
         #expect(((export["comments"] as? [JSONObject]) ?? []).map { $0["text"] as? String } == ["ann on carol's post"])
         #expect(((export["likes"] as? [Any]) ?? []).map { JSON.int($0) } == [carolPost])
         #expect(((export["places"] as? [JSONObject]) ?? []).map { $0["label"] as? String } == ["home"])
         #expect(((export["memories"] as? [JSONObject]) ?? []).map { $0["title"] as? String } == ["Berlin"])
-        #expect(((export["photos"] as? [JSONObject]) ?? []).count == 2)
+        #expect(exportText.contains(ann.memoryPhoto), "the memory's point names its photo")
+        #expect(Set(((export["photos"] as? [JSONObject]) ?? []).compactMap { $0["hash"] as? String }) == [avatar, ann.memoryPhoto])
+        #expect(archive?.photos == [avatar: avatarBytes, ann.memoryPhoto: memoryBytes], "her photos, byte for byte")
         #expect(!exportText.contains(annToken), "no session token")
 
         // Deletion needs a fresh sign-in: no password (she has none), nor a stale or a foreign token.

@@ -17,8 +17,10 @@ final class PhotoRequest {
     let client: RawClient
     private var received: [UInt8] = []
 
-    init(port: Int) throws {
-        client = try RawClient(port: port)
+    /// `receiveBufferSize`: a small one makes the server's writes back up at once when the
+    /// response is not read (see `RawClient`).
+    init(port: Int, receiveBufferSize: Int32? = nil) throws {
+        client = try RawClient(port: port, receiveBufferSize: receiveBufferSize)
     }
 
     /// Sends a request head; `headers` are complete lines.
