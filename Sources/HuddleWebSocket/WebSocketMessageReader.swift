@@ -5,8 +5,10 @@
 /// A value type: each connection owns one and mutates it in place on its I/O loop. Bytes may
 /// arrive in any split. A frame that is wholly inside one `read` is parsed from the caller's
 /// buffer and unmasked straight into the message's own array, so a message that fits in one read
-/// costs one allocation: the array the event hands over. Only a partial header (kept inline, no
-/// allocation) or a partial message stays between calls, and an idle reader holds no heap memory.
+/// costs one allocation: the array the event hands over — or none through `read(inPlace:message:_:)`,
+/// which unmasks such a message in the caller's buffer and lends it. Only a partial header (kept
+/// inline, no allocation) or a partial message stays between calls, and an idle reader holds no
+/// heap memory.
 public struct WebSocketMessageReader {
     // Stored in this order, the words first and the bytes together, so a server's idle
     // connection (which holds one) carries no padding: 103 bytes.
