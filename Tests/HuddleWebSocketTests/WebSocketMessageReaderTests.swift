@@ -94,20 +94,14 @@ private struct Outcome: Equatable {
     var error: WebSocketError?
 }
 
-private func read(
-    _ bytes: [UInt8],
-    role: WebSocketRole,
-    split: Split = .whole,
-    maxMessageSize: Int = 1 << 20,
-    inflater: (any WebSocketMessageInflater)? = nil
+/// Feeds `bytes`, split as `split`, piece by piece to `readPiece` until it throws.
+private func outcome(
+    of bytes: [UInt8], split: Split, _ readPiece: (ArraySlice<UInt8>, inout Outcome) throws -> Void
 ) -> Outcome {
-    var reader = WebSocketMessageReader(role: role, maxMessageSize: maxMessageSize, inflater: inflater)
     var outcome = Outcome()
     for piece in split.pieces(of: bytes) {
         do {
-            try piece.withUnsafeBytes { bytes in
-                try reader.read(bytes) { outcome.events.append($0) }
-            }
+            try readPiece(piece, &outcome)
         } catch let error as WebSocketError {
             outcome.error = error
             break
@@ -117,6 +111,21 @@ private func read(
         }
     }
     return outcome
+}
+
+private func read(
+    _ bytes: [UInt8],
+    role: WebSocketRole,
+    split: Split = .whole,
+    maxMessageSize: Int = 1 << 20,
+    inflater: (any WebSocketMessageInflater)? = nil
+) -> Outcome {
+    var reader = WebSocketMessageReader(role: role, maxMessageSize: maxMessageSize, inflater: inflater)
+    return outcome(of: bytes, split: split) { piece, outcome in
+        try piece.withUnsafeBytes { bytes in
+            try reader.read(bytes) { outcome.events.append($0) }
+        }
+    }
 }
 
 /// `read` through `read(inPlace:message:_:)`, each piece in a buffer of its own as a loop's read
@@ -130,29 +139,20 @@ private func readInPlace(
     inflater: (any WebSocketMessageInflater)? = nil
 ) -> (outcome: Outcome, borrowed: Int) {
     var reader = WebSocketMessageReader(role: role, maxMessageSize: maxMessageSize, inflater: inflater)
-    var outcome = Outcome()
     var borrowed = 0
-    for piece in split.pieces(of: bytes) {
+    let result = outcome(of: bytes, split: split) { piece, outcome in
         var buffer = Array(piece)
-        do {
-            try buffer.withUnsafeMutableBytes { bytes in
-                try reader.read(inPlace: bytes) { message in
-                    borrowed += 1
-                    let payload = Array(message.payload)
-                    outcome.events.append(message.opcode == .text ? .text(payload) : .binary(payload))
-                } _: {
-                    outcome.events.append($0)
-                }
+        try buffer.withUnsafeMutableBytes { bytes in
+            try reader.read(inPlace: bytes) { message in
+                borrowed += 1
+                let payload = Array(message.payload)
+                outcome.events.append(message.opcode == .text ? .text(payload) : .binary(payload))
+            } _: {
+                outcome.events.append($0)
             }
-        } catch let error as WebSocketError {
-            outcome.error = error
-            break
-        } catch {
-            Issue.record("unexpected error \(error)")
-            break
         }
     }
-    return (outcome, borrowed)
+    return (result, borrowed)
 }
 
 /// Feeds one piece to a reader the test keeps, returning the events of that call.
