@@ -5,6 +5,7 @@
 #   /v1 fan-out at max rate (256 in flight, 16 per write)         vs NATS core
 #   acknowledged durable writes, 100 writers x 1 in flight        vs redis-server appendfsync always
 #   raw echo, 100 connections x 1 in flight                       vs uWebSockets (wsload)
+#   the same echo, Huddle with one I/O loop (--threads 1)          vs uWebSockets (one thread)
 #   raw fan-out, 1000 x 1000 msg/s                                vs uWebSockets
 #   raw fan-out at max rate                                       vs uWebSockets
 #   idle memory per connection, 10,000 connections                vs uWebSockets
@@ -25,7 +26,7 @@
 #                      /broadcast to every connection (the sender too); without these two the
 #                      uWebSockets rows are skipped (uWebSockets is built outside the repository)
 #   ROUNDS=3  SECS=4 (measured seconds per run)  WARMUP=1  IDLE_CONNS=10000
-#   ROWS="v1-fanout v1-max acks echo raw-fanout raw-max idle"   a subset, in this order
+#   ROWS="v1-fanout v1-max acks echo echo-1loop raw-fanout raw-max idle"   a subset, in this order
 #   OUT=dir            keep every RESULT line, driver summary and server log there
 # Every server listens on a free 127.0.0.1 port and is stopped when its run ends (and on exit);
 # every step has a time limit. Each command is printed with "+" before it runs.
@@ -38,7 +39,7 @@ PEERS_BIN=${PEERS_BIN:-.build/peers}
 UWS_ECHO=${UWS_ECHO:-}
 UWS_BROADCAST=${UWS_BROADCAST:-}
 ROUNDS=${ROUNDS:-3} SECS=${SECS:-4} WARMUP=${WARMUP:-1} IDLE_CONNS=${IDLE_CONNS:-10000}
-ROWS=${ROWS:-"v1-fanout v1-max acks echo raw-fanout raw-max idle"}
+ROWS=${ROWS:-"v1-fanout v1-max acks echo echo-1loop raw-fanout raw-max idle"}
 PATH=$PATH:/usr/sbin:/sbin
 WSLOAD=.build/wsload
 WSLOAD_PLUS=$PEERS_BIN/wsload_plus
@@ -115,10 +116,11 @@ huddle_v1() { # PORT: Huddle's /v1 with --fsync always and the per-connection an
         --kdf-iterations 1000 --rate-limit 1000000 --user-rate-limit 1000000 --user-publish-bytes 1073741824 \
         --room-bytes-per-user 1099511627776 --no-compression --log-level warning
 }
-huddle_raw() { # PORT: Huddle's raw /echo and /broadcast (--bench)
+huddle_raw() { # PORT [OPTION...]: Huddle's raw /echo and /broadcast (--bench)
+    local port=$1; shift
     rm -rf "$WORK/data"
-    start_server "$RUN.server.log" "$1" "$HUDDLE" serve --bench --port "$1" --data-dir "$WORK/data" \
-        --no-compression --log-level warning
+    start_server "$RUN.server.log" "$port" "$HUDDLE" serve --bench --port "$port" --data-dir "$WORK/data" \
+        --no-compression --log-level warning "$@"
 }
 nats() { # PORT: NATS core, its WebSocket listener on PORT (conf/nats.conf of the peers, other ports)
     local client; client=$(free_port)
@@ -142,7 +144,10 @@ run_one() {
     acks/huddle)      huddle_v1 "$port" && measure "$row" huddle "$round" "$ACK_WRITERS" -p "$port" -c 100 -d "$SECS" -W "$WARMUP" -x "$SERVER" -L huddle;;
     acks/peer)        redis_acks "$port" "$round";;
     echo/huddle)      huddle_raw "$port" && measure "$row" huddle "$round" "$WSLOAD" -p "$port" -m echo -u /echo -c 100 -w 1 -d "$SECS" -W "$WARMUP" -x "$SERVER" -L huddle;;
-    echo/peer)        start_server "$RUN.server.log" "$port" "$UWS_ECHO" "$port" && measure "$row" peer "$round" "$WSLOAD" -p "$port" -m echo -u /echo -c 100 -w 1 -d "$SECS" -W "$WARMUP" -x "$SERVER" -L uws;;
+    echo/peer|echo-1loop/peer) start_server "$RUN.server.log" "$port" "$UWS_ECHO" "$port" && measure "$row" peer "$round" "$WSLOAD" -p "$port" -m echo -u /echo -c 100 -w 1 -d "$SECS" -W "$WARMUP" -x "$SERVER" -L uws;;
+    # One loop thread, as the peer has: with a loop per core the 100 connections' round trips
+    # are split over two threads that each sleep and wake for fewer of them.
+    echo-1loop/huddle) huddle_raw "$port" --threads 1 && measure "$row" huddle "$round" "$WSLOAD" -p "$port" -m echo -u /echo -c 100 -w 1 -d "$SECS" -W "$WARMUP" -x "$SERVER" -L huddle;;
     raw-fanout/huddle) huddle_raw "$port" && measure "$row" huddle "$round" "$WSLOAD" -p "$port" -m bcast -u /broadcast "${fanout[@]}" -x "$SERVER" -L huddle;;
     raw-fanout/peer)  start_server "$RUN.server.log" "$port" "$UWS_BROADCAST" "$port" && measure "$row" peer "$round" "$WSLOAD" -p "$port" -m bcast -u /broadcast "${fanout[@]}" -x "$SERVER" -L uws;;
     raw-max/huddle)   huddle_raw "$port" && measure "$row" huddle "$round" "$WSLOAD" -p "$port" -m bcast -u /broadcast "${maxrate[@]}" -x "$SERVER" -L huddle;;
@@ -195,10 +200,10 @@ peer_ready() { # ROW: can its peer run? (else says why)
         command -v nats-server >/dev/null || { echo "no nats-server: run ../shared/tools/peers/setup-peers"; return 1; };;
     acks) command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null \
         || { echo "no redis-server / redis-benchmark (Debian: redis-server, redis-tools)"; return 1; };;
-    echo) [ -n "$UWS_ECHO" ] && [ -x "$UWS_ECHO" ] || { echo "UWS_ECHO is not set to a uWebSockets echo server"; return 1; };;
+    echo|echo-1loop) [ -n "$UWS_ECHO" ] && [ -x "$UWS_ECHO" ] || { echo "UWS_ECHO is not set to a uWebSockets echo server"; return 1; };;
     raw-fanout|raw-max|idle)
         [ -n "$UWS_BROADCAST" ] && [ -x "$UWS_BROADCAST" ] || { echo "UWS_BROADCAST is not set to a uWebSockets broadcast server"; return 1; };;
-    *) echo "unknown row (rows: v1-fanout v1-max acks echo raw-fanout raw-max idle)"; return 1;;
+    *) echo "unknown row (rows: v1-fanout v1-max acks echo echo-1loop raw-fanout raw-max idle)"; return 1;;
     esac
 }
 RUN_ROWS=""
@@ -248,6 +253,7 @@ def fmt(v, unit):
     if unit == "k": return f"{v / 1e3:.1f}k"
     if unit == "ms": return f"{v:.1f} ms"
     if unit == "B": return f"{v:,.0f} B"
+    if unit == "%": return f"{v:.0f} %"
     return f"{v:,.0f}"
 
 def cell(vals, unit, bad=0):
@@ -257,7 +263,7 @@ def cell(vals, unit, bad=0):
     if len(vals) == 1: return fmt(med, unit) + mark
     return f"{fmt(med, unit)} ({fmt(min(vals), unit)}–{fmt(max(vals), unit)}){mark}"
 
-# row, label, peer name, key, scale, unit, higher is better
+# row, label, peer name, key, scale, unit, higher is better (None: no ratio)
 table = [
     ("v1-fanout", "`/v1` fan-out 1000 subs × 1000 msg/s, `--fsync always`: deliveries per server CPU-s", "NATS core", "deliveries_per_srv_cpu_s", 1, "M", True),
     ("v1-fanout", "— same runs: delivery p99", "NATS core", "p99_us", 1e-3, "ms", False),
@@ -268,6 +274,10 @@ table = [
     ("acks", "— same runs: writes per server CPU-s", "Redis", "acks_per_srv_cpu_s", 1, "k", True),
     ("echo", "raw echo, 100 connections × 1 in flight: round trips/s", "uWebSockets (1 thread)", "deliveries_per_s", 1, "k", True),
     ("echo", "— same runs: round trips per server CPU-s", "uWebSockets", "deliveries_per_srv_cpu_s", 1, "k", True),
+    ("echo", "— same runs: the driver's CPU (wsload, one thread; near 100 % it is the limit)", "uWebSockets", "gen_cpu_pct", 1, "%", None),
+    ("echo-1loop", "raw echo, Huddle with one I/O loop (`--threads 1`): round trips/s", "uWebSockets (1 thread)", "deliveries_per_s", 1, "k", True),
+    ("echo-1loop", "— same runs: round trips per server CPU-s", "uWebSockets", "deliveries_per_srv_cpu_s", 1, "k", True),
+    ("echo-1loop", "— same runs: the driver's CPU", "uWebSockets", "gen_cpu_pct", 1, "%", None),
     ("raw-fanout", "raw fan-out 1000 subs × 1000 msg/s: deliveries per server CPU-s", "uWebSockets (1 thread)", "deliveries_per_srv_cpu_s", 1, "M", True),
     ("raw-max", "raw fan-out at max rate (`-r 0 -w 256 -B 16 -z 1000`): deliveries per server CPU-s", "uWebSockets (1 thread)", "deliveries_per_srv_cpu_s", 1, "M", True),
     ("idle", f"idle memory per connection, {int(idle_conns):,} connections (`/broadcast`)", "uWebSockets (1 thread)", "per_conn_bytes", 1, "B", False),
@@ -279,7 +289,7 @@ for row, label, peer, key, scale, unit, higher in table:
     h, p = values(row, "huddle", key, scale), values(row, "peer", key, scale)
     if not h and not p: continue
     ratio = "—"
-    if h and p:
+    if h and p and higher is not None:
         mh, mp = statistics.median(h), statistics.median(p)
         r = (mh / mp if higher else mp / mh) if (mp if higher else mh) else None
         if r is not None: ratio = f"**{r:.2f}×**" if not label.startswith("—") else f"{r:.2f}×"

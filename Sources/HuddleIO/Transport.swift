@@ -67,6 +67,11 @@ public final class Transport {
         queue.append(contentsOf: bytes)
     }
 
+    /// Copies `bytes` (a frame built in a read buffer) to the end of the queue.
+    public func enqueue(_ bytes: UnsafeRawBufferPointer) {
+        queue.append(contentsOf: bytes)
+    }
+
     /// Appends in place (frame writers encode straight into the queue). The queue is moved out
     /// while `body` runs (no copy: its buffer stays uniquely referenced), so no access to the
     /// unchecked property spans a call that could reach it again.
@@ -191,13 +196,19 @@ public final class Transport {
     /// and reports the rest). TLS drains until "want read": OpenSSL may hold decrypted bytes
     /// that the socket's readiness no longer announces.
     public func read(_ deliver: (UnsafeRawBufferPointer) -> Bool) -> ReadEnd {
+        readInPlace { deliver(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `read(_:)`, handing over the loop's scratch buffer itself: `deliver` may change the
+    /// bytes (unmask a frame, write a header over the one it read) — nothing reads them after it.
+    public func readInPlace(_ deliver: (UnsafeMutableRawBufferPointer) -> Bool) -> ReadEnd {
         let buffer = loop.readBuffer
         var budget = tls == nil ? 4 : Int.max
         while budget > 0, !isClosed {
             budget -= 1
             switch tls?.read(into: buffer) ?? Socket.read(fd, into: buffer) {
             case .bytes(let count):
-                guard deliver(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { return .stopped }
+                guard deliver(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])) else { return .stopped }
                 if tls == nil && count < buffer.count { return .caughtUp }
             case .wouldBlock:
                 updateInterest()

@@ -5,11 +5,12 @@ import Logging
 /// A connection's HTTP request: the head (routed by `HTTPRoute`), an HTTP API or photo body,
 /// the one response, or the WebSocket upgrade.
 extension Connection {
-    func consumeHead(_ bytes: UnsafeRawBufferPointer, parser: HTTPHeadParser) {
+    /// `bytes` is the loop's read buffer (see `consume`).
+    func consumeHead(_ bytes: UnsafeMutableRawBufferPointer, parser: HTTPHeadParser) {
         var parser = parser
         let parsed: (head: HTTPRequestHead, consumed: Int)?
         do {
-            parsed = try parser.parseRequest(bytes)
+            parsed = try parser.parseRequest(UnsafeRawBufferPointer(bytes))
         } catch {
             context.logger.info("bad HTTP request", metadata: ["peer": "\(peer)", "status": "\(error.status)", "reason": "\(error.reason)"])
             respond(.text(error.status, error.reason))
@@ -19,16 +20,16 @@ extension Connection {
             phase = .httpHead(parser)
             return
         }
-        let rest = UnsafeRawBufferPointer(rebasing: bytes[consumed...])
+        let rest = UnsafeMutableRawBufferPointer(rebasing: bytes[consumed...])
         switch HTTPRoute.of(head, peer: peer, context: context) {
         case .reply(let reply):
             respond(reply)
         case .api(let api, let length):
             let request = PendingHTTPRequest(head: head, expectedLength: length, api: api)
             phase = .httpBody(.api(request))
-            consumeBody(rest, request)
+            consumeBody(UnsafeRawBufferPointer(rest), request)
         case .photo(let photos):
-            beginPhotoRequest(head, rest: rest, photos: photos)
+            beginPhotoRequest(head, rest: UnsafeRawBufferPointer(rest), photos: photos)
         case .export(let exports):
             beginExport(head, exports: exports)
         case .upgrade(let endpoint, let request, let subprotocol):

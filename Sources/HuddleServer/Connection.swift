@@ -120,7 +120,7 @@ final class Connection: EventHandler, Flushable {
 
     private func readAvailable() {
         guard !isClosed, !readingHeld else { return }
-        let end = transport.read { bytes in
+        let end = transport.readInPlace { bytes in
             lastReceived = context.loop.now
             consume(bytes)
             if readingHeld { updateInterest() }
@@ -137,14 +137,15 @@ final class Connection: EventHandler, Flushable {
         }
     }
 
-    private func consume(_ bytes: UnsafeRawBufferPointer) {
+    /// `bytes` is the loop's read buffer: a WebSocket unmasks and echoes frames in place there.
+    private func consume(_ bytes: UnsafeMutableRawBufferPointer) {
         switch phase {
         case .httpHead(let parser):
             consumeHead(bytes, parser: parser)
         case .httpBody(.api(let request)):
-            consumeBody(bytes, request)
+            consumeBody(UnsafeRawBufferPointer(bytes), request)
         case .httpBody(.photo(let transfer)):
-            if !bytes.isEmpty { transfer.receive(bytes) }
+            if !bytes.isEmpty { transfer.receive(UnsafeRawBufferPointer(bytes)) }
         case .httpBody(.export):
             break  // a GET has no body; whatever follows it is not read as a request
         case .open(let session):
@@ -161,6 +162,12 @@ final class Connection: EventHandler, Flushable {
     /// Queues a data message (nothing once the WebSocket is closing).
     func send(_ opcode: WebSocketOpcode, _ payload: [UInt8]) {
         if case .open(let session) = phase { session.send(opcode, payload, on: self) }
+    }
+
+    /// Queues a message just read back to its sender, framed where it lies in the read buffer
+    /// (nothing once the WebSocket is closing).
+    func sendBack(_ message: WebSocketBorrowedMessage) {
+        if case .open(let session) = phase { session.sendBack(message, on: self) }
     }
 
     /// Queues a frame encoded once for many recipients.

@@ -13,5 +13,10 @@ final class EchoEndpoint: WebSocketEndpoint {
         connection.send(opcode, payload)
     }
 
+    /// A whole message in one read (the usual case) goes back without being copied out first.
+    func received(_ message: WebSocketBorrowedMessage, from connection: Connection) {
+        connection.sendBack(message)
+    }
+
     func connectionClosed(_ connection: Connection) {}
 }

@@ -11,6 +11,9 @@ protocol WebSocketEndpoint: AnyObject {
     func connectionOpened(_ connection: Connection, request: WebSocketHandshake.Request)
     /// A complete data message: `opcode` is `.text` (UTF-8 already validated) or `.binary`.
     func received(_ opcode: WebSocketOpcode, _ payload: [UInt8], from connection: Connection)
+    /// The same, for a message still in the loop's read buffer (valid only during the call).
+    /// Endpoints that answer from those bytes (echo) implement it; the rest get an array.
+    func received(_ message: WebSocketBorrowedMessage, from connection: Connection)
     func connectionClosed(_ connection: Connection)
     /// Requests read from `connection` and not answered yet: shutdown closes the connection
     /// (1001) once there are none.
@@ -28,6 +31,10 @@ enum EndpointAcceptance {
 extension WebSocketEndpoint {
     /// Raw endpoints speak no subprotocol and take any client.
     func accept(_ request: WebSocketHandshake.Request) -> EndpointAcceptance { .accept(subprotocol: nil) }
+    func received(_ message: WebSocketBorrowedMessage, from connection: Connection) {
+        received(message.opcode, Array(message.payload), from: connection)
+    }
+
     /// Raw endpoints answer (echo, fan out) as they read.
     func requestsUnanswered(_ connection: Connection) -> Int { 0 }
 

@@ -80,15 +80,20 @@ final class WebSocketSession {
 
     // MARK: Frames in
 
-    /// Feeds the reader. `connection` is this session's (passed in: each read of the unowned
+    /// Feeds the reader the loop's read buffer, where whole messages are unmasked and handed
+    /// on in place. `connection` is this session's (passed in: each read of the unowned
     /// property is a checked retain). Failures are acted on after the reader returns.
-    func read(_ bytes: UnsafeRawBufferPointer, from connection: Connection) {
+    func read(_ bytes: UnsafeMutableRawBufferPointer, from connection: Connection) {
         guard !parsingStopped else { return }
         precondition(!isReading, "a WebSocket session read inside its own read")
         isReading = true
         var failure: WebSocketError?
         do {
-            try reader?.read(bytes) { event in self.handle(event, connection) }
+            try reader?.read(inPlace: bytes) { message in
+                self.received(message, on: connection)
+            } _: { event in
+                self.handle(event, connection)
+            }
         } catch let error as WebSocketError {
             failure = error
         } catch {
@@ -128,6 +133,13 @@ final class WebSocketSession {
         endpoint?.received(opcode, payload, from: connection)
     }
 
+    private func received(_ message: WebSocketBorrowedMessage, on connection: Connection) {
+        guard connection.isOpen else { return }
+        let context = connection.context
+        context.metrics.loop(context.loop.index).messagesReceived.add(1, ordering: .relaxed)
+        endpoint?.received(message, from: connection)
+    }
+
     // MARK: Frames out
 
     /// Queues a data message. Compressed when permessage-deflate was agreed and it is worth it.
@@ -135,14 +147,39 @@ final class WebSocketSession {
     func send(_ opcode: WebSocketOpcode, _ payload: [UInt8], on connection: Connection) {
         let context = connection.context
         guard admitOutput(connection, context) else { return }
-        if serverMaxWindowBits > 0, payload.count >= PerMessageDeflater.minimumCompressibleSize {
-            let deflater = privateDeflater ?? context.sharedDeflater(windowBits: Int(serverMaxWindowBits))
-            let compressed = payload.withUnsafeBytes { deflater.compress($0) }
-            connection.transport.appendToQueue { WebSocketFrameWriter.append(opcode: opcode, payload: compressed, rsv1: true, to: &$0) }
+        if compresses(payload.count) {
+            payload.withUnsafeBytes { enqueueCompressed(opcode, $0, connection, context) }
         } else {
             connection.transport.appendToQueue { WebSocketFrameWriter.append(opcode: opcode, payload: payload, to: &$0) }
         }
         messageQueued(connection, context)
+    }
+
+    /// Queues a message just read back to its sender: framed where it lies (one copy into the
+    /// queue, header and payload together), or compressed like any message.
+    func sendBack(_ message: WebSocketBorrowedMessage, on connection: Connection) {
+        let context = connection.context
+        guard admitOutput(connection, context) else { return }
+        if compresses(message.payload.count) {
+            enqueueCompressed(message.opcode, message.payload, connection, context)
+        } else {
+            connection.transport.enqueue(message.framedInPlace())
+        }
+        messageQueued(connection, context)
+    }
+
+    /// Whether a message of `count` bytes goes out compressed: permessage-deflate was agreed
+    /// and it is worth it.
+    private func compresses(_ count: Int) -> Bool {
+        serverMaxWindowBits > 0 && count >= PerMessageDeflater.minimumCompressibleSize
+    }
+
+    private func enqueueCompressed(
+        _ opcode: WebSocketOpcode, _ payload: UnsafeRawBufferPointer, _ connection: Connection, _ context: LoopContext
+    ) {
+        let deflater = privateDeflater ?? context.sharedDeflater(windowBits: Int(serverMaxWindowBits))
+        let compressed = deflater.compress(payload)
+        connection.transport.appendToQueue { WebSocketFrameWriter.append(opcode: opcode, payload: compressed, rsv1: true, to: &$0) }
     }
 
     /// Queues a frame encoded once for many recipients. `connection` is this session's.

@@ -31,6 +31,20 @@ public struct UTF8Validator: Sendable {
         let count = bytes.count
         var state = self.state
         var index = 0
+        if state == Self.accept {
+            // All-ASCII text (most messages) is answered here, eight bytes a step, without
+            // touching the table: a global whose every use costs a lazy-initialization check and
+            // a retain and release of its storage.
+            while index &+ 8 <= count,
+                base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
+                index &+= 8
+            }
+            while index < count, base.load(fromByteOffset: index, as: UInt8.self) < 0x80 {
+                index &+= 1
+            }
+            if index == count { return true }
+        }
         Self.transitions.withUnsafeBufferPointer { transitions in
             while index < count {
                 let byte = base.load(fromByteOffset: index, as: UInt8.self)

@@ -5,8 +5,10 @@
 /// A value type: each connection owns one and mutates it in place on its I/O loop. Bytes may
 /// arrive in any split. A frame that is wholly inside one `read` is parsed from the caller's
 /// buffer and unmasked straight into the message's own array, so a message that fits in one read
-/// costs one allocation: the array the event hands over. Only a partial header (kept inline, no
-/// allocation) or a partial message stays between calls, and an idle reader holds no heap memory.
+/// costs one allocation: the array the event hands over — or none through `read(inPlace:message:_:)`,
+/// which unmasks such a message in the caller's buffer and lends it. Only a partial header (kept
+/// inline, no allocation) or a partial message stays between calls, and an idle reader holds no
+/// heap memory.
 public struct WebSocketMessageReader {
     // Stored in this order, the words first and the bytes together, so a server's idle
     // connection (which holds one) carries no padding: 103 bytes.
@@ -61,22 +63,104 @@ public struct WebSocketMessageReader {
         }
     }
 
+    /// `read(_:_:)` for a caller whose buffer is scratch it may spend (an event loop's read
+    /// buffer). A data message that is one final, uncompressed frame lying wholly in `bytes`,
+    /// with no message being assembled, is unmasked and validated where it lies and handed to
+    /// `onMessage` borrowed: no copy, no allocation. Everything else — fragments, frames split
+    /// across reads, compressed messages, control frames, and every frame that breaks a rule —
+    /// goes through the same path as in `read(_:_:)`, so the rules, their order, the errors and
+    /// the events are the same. `bytes` is changed: unmasked, and a borrowed message may write
+    /// its own frame header over the received one (`framedInPlace`).
+    public mutating func read(
+        inPlace bytes: UnsafeMutableRawBufferPointer,
+        message onMessage: (WebSocketBorrowedMessage) throws -> Void,
+        _ onEvent: (WebSocketEvent) throws -> Void
+    ) throws {
+        if let failure { throw failure }
+        guard !closeReceived else { return }
+        do {
+            var offset = 0
+            while offset < bytes.count && !closeReceived {
+                if frame == nil, partialHeader.count == 0, messageOpcode == nil,
+                    let taken = try readWholeMessage(in: bytes, at: offset, onMessage)
+                {
+                    offset += taken
+                } else {
+                    offset += try step(UnsafeRawBufferPointer(rebasing: bytes[offset...]), onEvent)
+                }
+            }
+        } catch {
+            failure = error
+            releaseBuffers()
+            throw error
+        }
+    }
+
     private mutating func consume(_ bytes: UnsafeRawBufferPointer, _ onEvent: (WebSocketEvent) throws -> Void) throws {
         var unread = bytes
         while !unread.isEmpty && !closeReceived {
-            let taken: Int
-            if let frame {
-                taken = try readPayload(of: frame, from: unread)
-            } else {
-                taken = try readHeader(from: unread)
-            }
+            let taken = try step(unread, onEvent)
             unread = UnsafeRawBufferPointer(rebasing: unread[taken...])
-            // Also reached straight after a header with an empty payload.
-            if let frame, frame.remaining == 0 {
-                self.frame = nil
-                try finish(frame, onEvent)
+        }
+    }
+
+    /// Reads one header or one piece of a payload (at least one byte of `unread`) and finishes
+    /// the frame once it is complete; returns how many bytes it took.
+    private mutating func step(_ unread: UnsafeRawBufferPointer, _ onEvent: (WebSocketEvent) throws -> Void) throws -> Int {
+        let taken: Int
+        if let frame {
+            taken = try readPayload(of: frame, from: unread)
+        } else {
+            taken = try readHeader(from: unread)
+        }
+        // Also reached straight after a header with an empty payload.
+        if let frame, frame.remaining == 0 {
+            self.frame = nil
+            try finish(frame, onEvent)
+        }
+        return taken
+    }
+
+    /// The in-place path of `read(inPlace:message:_:)`: the frame at `offset`, when it is a whole
+    /// final uncompressed text or binary frame that breaks no header rule, unmasked in place,
+    /// validated and delivered; returns its length. Nil, having changed nothing, for any other
+    /// frame: the general path reads it (and names its fault).
+    private func readWholeMessage(
+        in bytes: UnsafeMutableRawBufferPointer, at offset: Int, _ onMessage: (WebSocketBorrowedMessage) throws -> Void
+    ) throws -> Int? {
+        let available = bytes.count - offset
+        guard available >= 2, let start = bytes.baseAddress.map({ $0 + offset }) else { return nil }
+        let opcode: WebSocketOpcode
+        switch start.load(as: UInt8.self) {
+        case 0x81: opcode = .text  // FIN, no RSV bit
+        case 0x82: opcode = .binary
+        default: return nil
+        }
+        let secondByte = start.load(fromByteOffset: 1, as: UInt8.self)
+        guard (secondByte & 0x80 != 0) == (role == .server) else { return nil }
+        let headerCount = WebSocketFrameHeader.byteCount(secondByte: secondByte)
+        guard available >= headerCount else { return nil }
+        let header = WebSocketFrameHeader(decoding: UnsafeRawBufferPointer(start: start, count: headerCount))
+        // Within the size limit (which also rules out a 64-bit length with its top bit set).
+        guard header.payloadLength <= UInt64(maxMessageSize), header.payloadLength <= UInt64(available - headerCount) else {
+            return nil
+        }
+        let count = Int(header.payloadLength)
+        let payload = start + headerCount
+        if let maskingKey = header.maskingKey {
+            WebSocketMasking.apply(maskingKey: maskingKey, keyOffset: 0, from: payload, to: payload, count: count)
+        }
+        if opcode == .text {
+            var validator = UTF8Validator()
+            guard validator.validate(UnsafeRawBufferPointer(start: payload, count: count)) else {
+                throw WebSocketError(.invalidPayloadData, "text message is not valid UTF-8")
+            }
+            guard validator.isAtCharacterBoundary else {
+                throw WebSocketError(.invalidPayloadData, "text message ends inside a UTF-8 sequence")
             }
         }
+        try onMessage(WebSocketBorrowedMessage(opcode: opcode, payloadStart: payload, payloadCount: count, headroom: headerCount))
+        return headerCount + count
     }
 
     // MARK: Headers

@@ -94,20 +94,14 @@ private struct Outcome: Equatable {
     var error: WebSocketError?
 }
 
-private func read(
-    _ bytes: [UInt8],
-    role: WebSocketRole,
-    split: Split = .whole,
-    maxMessageSize: Int = 1 << 20,
-    inflater: (any WebSocketMessageInflater)? = nil
+/// Feeds `bytes`, split as `split`, piece by piece to `readPiece` until it throws.
+private func outcome(
+    of bytes: [UInt8], split: Split, _ readPiece: (ArraySlice<UInt8>, inout Outcome) throws -> Void
 ) -> Outcome {
-    var reader = WebSocketMessageReader(role: role, maxMessageSize: maxMessageSize, inflater: inflater)
     var outcome = Outcome()
     for piece in split.pieces(of: bytes) {
         do {
-            try piece.withUnsafeBytes { bytes in
-                try reader.read(bytes) { outcome.events.append($0) }
-            }
+            try readPiece(piece, &outcome)
         } catch let error as WebSocketError {
             outcome.error = error
             break
@@ -117,6 +111,48 @@ private func read(
         }
     }
     return outcome
+}
+
+private func read(
+    _ bytes: [UInt8],
+    role: WebSocketRole,
+    split: Split = .whole,
+    maxMessageSize: Int = 1 << 20,
+    inflater: (any WebSocketMessageInflater)? = nil
+) -> Outcome {
+    var reader = WebSocketMessageReader(role: role, maxMessageSize: maxMessageSize, inflater: inflater)
+    return outcome(of: bytes, split: split) { piece, outcome in
+        try piece.withUnsafeBytes { bytes in
+            try reader.read(bytes) { outcome.events.append($0) }
+        }
+    }
+}
+
+/// `read` through `read(inPlace:message:_:)`, each piece in a buffer of its own as a loop's read
+/// buffer would be: a borrowed message is recorded as the event the general path gives for it,
+/// so the outcomes of both paths compare. `borrowed` counts the messages delivered in place.
+private func readInPlace(
+    _ bytes: [UInt8],
+    role: WebSocketRole,
+    split: Split = .whole,
+    maxMessageSize: Int = 1 << 20,
+    inflater: (any WebSocketMessageInflater)? = nil
+) -> (outcome: Outcome, borrowed: Int) {
+    var reader = WebSocketMessageReader(role: role, maxMessageSize: maxMessageSize, inflater: inflater)
+    var borrowed = 0
+    let result = outcome(of: bytes, split: split) { piece, outcome in
+        var buffer = Array(piece)
+        try buffer.withUnsafeMutableBytes { bytes in
+            try reader.read(inPlace: bytes) { message in
+                borrowed += 1
+                let payload = Array(message.payload)
+                outcome.events.append(message.opcode == .text ? .text(payload) : .binary(payload))
+            } _: {
+                outcome.events.append($0)
+            }
+        }
+    }
+    return (result, borrowed)
 }
 
 /// Feeds one piece to a reader the test keeps, returning the events of that call.
@@ -327,6 +363,9 @@ private let violations: [Violation] =
             bytes: clientFrame(.text, [0x61, 0xE2, 0x82], fin: false) + clientFrame(.continuation, []),
             closeCode: .invalidPayloadData),
         Violation(
+            name: "single text frame ending mid-character", bytes: clientFrame(.text, [0x61, 0xE2, 0x82]),
+            closeCode: .invalidPayloadData),
+        Violation(
             name: "compressed text invalid after inflating", inflater: .reversing,
             bytes: clientFrame(.text, [0x82, 0xE2, 0x61], rsv1: true), closeCode: .invalidPayloadData),
         Violation(name: "close body of 1 byte", bytes: clientFrame(.close, [0x03]), closeCode: .protocolError),
@@ -360,7 +399,45 @@ private let violations: [Violation] =
         for split in Split.all {
             let outcome = read(example.bytes, role: example.role, split: split, inflater: example.inflater?.make())
             #expect(outcome == Outcome(events: example.events), "\(split)")
+            let inPlace = readInPlace(example.bytes, role: example.role, split: split, inflater: example.inflater?.make())
+            #expect(inPlace.outcome == Outcome(events: example.events), "in place, \(split)")
         }
+    }
+
+    /// A whole final uncompressed data frame in one read is handed over where it lies, and its
+    /// echo framed in place is the frame the writer builds — for each length form.
+    @Test(arguments: [0, 1, 31, 125, 126, 1000, 65535, 65536])
+    func wholeMessageIsBorrowedAndFramedBackInPlace(count: Int) throws {
+        for opcode in [WebSocketOpcode.text, .binary] {
+            let payload = opcode == .text ? Array(repeating: UInt8(ascii: "x"), count: count) : pattern(count: count)
+            var buffer = clientFrame(opcode, payload)
+            var reader = WebSocketMessageReader(role: .server, maxMessageSize: 1 << 20)
+            var echoes: [[UInt8]] = []
+            try buffer.withUnsafeMutableBytes { bytes in
+                try reader.read(inPlace: bytes) { message in
+                    #expect(message.opcode == opcode)
+                    #expect(Array(message.payload) == payload)
+                    echoes.append(Array(message.framedInPlace()))
+                } _: { event in
+                    Issue.record("not borrowed: \(event)")
+                }
+            }
+            #expect(echoes == [serverFrame(opcode, payload)], "\(opcode), \(count) bytes")
+        }
+    }
+
+    /// What cannot be borrowed whole — fragments, compressed messages, a frame cut by the end of
+    /// the read — arrives as events, and a borrowed message in between keeps the order.
+    @Test func onlyWholeUncompressedMessagesAreBorrowed() {
+        let whole = readInPlace(mixedClientStream.bytes, role: .server, inflater: ReversingInflater())
+        #expect(whole.outcome == Outcome(events: mixedClientStream.events))
+        // hello, 1001 bytes, two empty messages, 70,001 bytes and 37 bytes; the fragmented text
+        // and the compressed one are assembled.
+        #expect(whole.borrowed == 6)
+        let oneByteAtATime = readInPlace(mixedClientStream.bytes, role: .server, split: .oneByteAtATime, inflater: ReversingInflater())
+        #expect(oneByteAtATime.outcome == Outcome(events: mixedClientStream.events))
+        // None: every frame is cut, even an empty one's header.
+        #expect(oneByteAtATime.borrowed == 0)
     }
 
     @Test(arguments: violations)
@@ -370,11 +447,17 @@ private let violations: [Violation] =
             inflater: violation.inflater?.make())
         #expect(whole.error?.closeCode == violation.closeCode)
         #expect(whole.events.isEmpty)
-        for split in Split.all.dropFirst() {
-            let outcome = read(
+        for split in Split.all {
+            if split.description != Split.whole.description {
+                let outcome = read(
+                    violation.bytes, role: violation.role, split: split, maxMessageSize: violation.maxMessageSize,
+                    inflater: violation.inflater?.make())
+                #expect(outcome == whole, "\(split)")
+            }
+            let inPlace = readInPlace(
                 violation.bytes, role: violation.role, split: split, maxMessageSize: violation.maxMessageSize,
                 inflater: violation.inflater?.make())
-            #expect(outcome == whole, "\(split)")
+            #expect(inPlace.outcome == whole, "in place, \(split)")
         }
     }
 
@@ -407,6 +490,10 @@ private let violations: [Violation] =
             for split in [Split.oneByteAtATime, .random(seed: generator.next())] {
                 let outcome = read(bytes, role: role, split: split, maxMessageSize: 200, inflater: inflater)
                 #expect(outcome == whole, "\(split) of \(bytes)")
+            }
+            for split in [Split.whole, .random(seed: generator.next())] {
+                let inPlace = readInPlace(bytes, role: role, split: split, maxMessageSize: 200, inflater: inflater)
+                #expect(inPlace.outcome == whole, "in place, \(split) of \(bytes)")
             }
         }
     }
