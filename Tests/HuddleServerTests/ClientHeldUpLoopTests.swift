@@ -97,6 +97,37 @@ import Testing
         await loop.run { client.value.stop() }
     }
 
+    /// A loop that is merely slow — every turn longer than the sweep's interval, as a load
+    /// generator's under saturation — is late at every sweep, not held up once: it still
+    /// times out a request the server never answers, instead of moving the deadline on forever.
+    @Test func aLoopSlowAtEveryTurnStillTimesOutARequestNeverAnswered() async throws {
+        let listener = try LoopbackListener()
+        defer { listener.stop() }
+        let loop = try TestLoop()
+        defer { loop.stop() }
+        listener.start { peer in
+            guard var server = ScriptedHuddlePeer.accept(peer), server.nextRequestID() != nil else { return }
+            while server.next() != nil {}
+        }
+        let events = EventRecord()
+        let client = try await startClient(port: listener.port, on: loop, events: events) { $0.requestTimeoutMilliseconds = 1_000 }
+        try await eventually(timeout: 15, "connected") { events.events.contains { $0.isConnected } }
+        let slow = Mutex(true)
+        @Sendable func slowTurn() {
+            hold(until: MonotonicClock.milliseconds() + 250)
+            if slow.withLock({ $0 }) { loop.loop.execute(slowTurn) }
+        }
+        let outcome = Mutex<Result<[Friend], HuddleClientError>?>(nil)
+        loop.loop.execute {
+            client.value.friends { result in outcome.withLock { $0 = result } }
+            loop.loop.execute(slowTurn)
+        }
+        defer { slow.withLock { $0 = false } }
+        try await eventually(timeout: 20, "the request's outcome") { outcome.withLock { $0 != nil } }
+        #expect(outcome.withLock { $0 } == .failure(.timedOut))
+        await loop.run { client.value.stop() }
+    }
+
     /// Two clients of one loop wait to reconnect, one due long before the other; the loop is
     /// held past both. They do not both retry in the turn that ends the hold: each waits what
     /// was left of its own delay, so the jittered spread of a loop's clients (the load
