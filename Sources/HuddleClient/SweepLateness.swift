@@ -5,12 +5,16 @@
 /// meanwhile: judging deadlines then would count the client's own stall against the server —
 /// a reply, a 101 or a pong already unread in the socket would be a timeout. A deadline bounds
 /// the peer's time, not ours: a sweep that finds itself late moves its deadlines on by the time
-/// lost and judges them on its next run, once the loop has read.
+/// lost and judges them on its next run, once the loop has read. That next run judges however
+/// late it is: a loop merely slow at every turn (a saturated load generator) is not held up
+/// once but late every time, and must still time out what its peers never answered.
 struct SweepLateness {
     /// How often the sweep runs: being this much later than that is still on time.
     let interval: Int64
     /// When the sweep last ran (monotonic ms).
     private var lastRun: Int64 = 0
+    /// The last run found the loop held up and moved the deadlines on.
+    private var postponedLastRun = false
 
     init(interval: Int64) {
         self.interval = interval
@@ -19,13 +23,16 @@ struct SweepLateness {
     /// The sweep's timer starts at `now`.
     mutating func started(at now: Int64) {
         lastRun = now
+        postponedLastRun = false
     }
 
     /// The sweep runs at `now`: how long its loop was held up, when more than one interval
-    /// beyond the schedule (deadlines move on by that much and wait for the next run), else nil.
+    /// beyond the schedule and the last run judged (deadlines move on by that much and wait for
+    /// the next run), else nil (judge them now).
     mutating func heldUp(at now: Int64) -> Int64? {
         let late = now - lastRun - interval
         lastRun = now
-        return late > interval ? late : nil
+        postponedLastRun = late > interval && !postponedLastRun
+        return postponedLastRun ? late : nil
     }
 }
