@@ -17,11 +17,11 @@ final class ClientLoopContext {
     /// Connections with a deadline (connecting, handshaking, closing); open ones have none.
     private var timed = SlottedList<WebSocketClientConnection>(slot: \.timedSlot)
     private var sweepTimer: Int?
-    /// When the deadline sweep last ran (monotonic ms).
-    private var lastSweep: Int64 = 0
+    private var sweepLateness = SweepLateness(interval: sweepInterval)
     /// Protocol clients: each checks its own deadlines when swept.
     private var clients = SlottedList<HuddleClient>(slot: \.sweepSlot)
     private var clientSweepTimer: Int?
+    private var clientSweepLateness = SweepLateness(interval: clientSweepInterval)
     private var deferred: [() -> Void] = []
     private var maskingKeys = MaskingKeyGenerator()
     private var tlsContexts: [ClientTLSOptions: TLSClientContext] = [:]
@@ -118,7 +118,7 @@ final class ClientLoopContext {
     func track(_ connection: WebSocketClientConnection) {
         timed.append(connection)
         if sweepTimer == nil {
-            lastSweep = MonotonicClock.milliseconds()
+            sweepLateness.started(at: MonotonicClock.milliseconds())
             sweepTimer = loop.schedule(after: Self.sweepInterval, repeating: Self.sweepInterval) { [unowned self] in
                 sweep()
             }
@@ -131,13 +131,8 @@ final class ClientLoopContext {
 
     private func sweep() {
         let now = MonotonicClock.milliseconds()
-        let heldUp = now - lastSweep - Self.sweepInterval
-        lastSweep = now
-        if heldUp > Self.sweepInterval {
-            // This loop was held up (a long turn, a stopped process, a write blocked on a busy
-            // disk): what the peers sent meanwhile is still unread in the sockets, and this turn
-            // has not looked yet. A deadline bounds the peer's time, not ours: move every one on
-            // by the time the loop lost, and judge them once it has read.
+        if let heldUp = sweepLateness.heldUp(at: now) {
+            // What the servers sent meanwhile is still unread: judge once the loop has read.
             for connection in timed.elements { connection.postponeDeadline(by: heldUp) }
             return
         }
@@ -158,6 +153,7 @@ final class ClientLoopContext {
     func watch(_ client: HuddleClient) {
         clients.append(client)
         if clientSweepTimer == nil {
+            clientSweepLateness.started(at: MonotonicClock.milliseconds())
             clientSweepTimer = loop.schedule(after: Self.clientSweepInterval, repeating: Self.clientSweepInterval) { [unowned self] in
                 sweepClients()
             }
@@ -170,6 +166,13 @@ final class ClientLoopContext {
 
     private func sweepClients() {
         let now = MonotonicClock.milliseconds()
+        if let heldUp = clientSweepLateness.heldUp(at: now) {
+            // Replies and pongs that arrived meanwhile are still unread: judge once the loop
+            // has read. Reconnect delays move on too, so the jittered spread of a loop's
+            // waiting clients survives the hold instead of all of them retrying in this turn.
+            for client in clients.elements { client.postponeDeadlines(by: heldUp) }
+            return
+        }
         // A client may stop (leave the list) or start another while being swept: walk a copy.
         for client in clients.elements { client.sweep(now: now) }
         if clients.isEmpty, let clientSweepTimer {

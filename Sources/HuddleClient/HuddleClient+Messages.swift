@@ -97,6 +97,17 @@ extension HuddleClient {
         }
     }
 
+    /// The loop context's sweep found the loop itself held up for `milliseconds`: every
+    /// deadline, the heartbeat's silence and the reconnect delay move on by that much.
+    func postponeDeadlines(by milliseconds: Int64) {
+        for index in queued.indices where queued[index].deadline != .max { queued[index].deadline += milliseconds }
+        for index in inFlight.indices where inFlight[index].deadline != .max { inFlight[index].deadline += milliseconds }
+        for index in resumesDue.indices { resumesDue[index].at += milliseconds }
+        retryAt += milliseconds
+        signInDeadline += milliseconds
+        lastHeard += milliseconds
+    }
+
     private func expireRequests(now: Int64) {
         guard queued.contains(where: { $0.deadline <= now }) || inFlight.contains(where: { $0.deadline <= now }) else { return }
         let expired = queued.filter { $0.deadline <= now } + inFlight.filter { $0.deadline <= now }
