@@ -90,7 +90,12 @@ final class RawClient {
     private func receive() throws -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 65536)
         let count = buffer.withUnsafeMutableBytes { buffer -> Int in
-            guard let tls else { return recv(fd, buffer.baseAddress, buffer.count, 0) }
+            guard let tls else {
+                // A signal (a test's child server exiting) interrupts a blocking recv: read again.
+                var count: Int
+                repeat { count = recv(fd, buffer.baseAddress, buffer.count, 0) } while count < 0 && errno == EINTR
+                return count
+            }
             var read = 0
             if SSL_read_ex(tls.ssl, buffer.baseAddress, buffer.count, &read) == 1 { return read }
             // A clean close_notify or EOF reads as end of stream; a timeout as EAGAIN.
