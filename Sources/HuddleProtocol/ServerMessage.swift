@@ -16,6 +16,24 @@ public enum ServerMessage {
         return output
     }
 
+    /// `{"id":…,"ok":true,"result":{"epoch":…,"offset":…,"time":…[,"duplicate":true]}}`: the
+    /// reply to a publish, the one every acknowledged write gets, written directly (the bytes
+    /// of `success(id:result:)` with `PublishResult.result`, without building the tree).
+    public static func published(id: String, _ result: PublishResult) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(96 &+ id.utf8.count &+ result.epoch.utf8.count)
+        JSONWriter.appendLiteral(#"{"id":"#, to: &output)
+        JSONWriter.appendString(id, to: &output)
+        JSONWriter.appendLiteral(#","ok":true,"result":{"epoch":"#, to: &output)
+        JSONWriter.appendString(result.epoch, to: &output)
+        JSONWriter.appendLiteral(#","offset":"#, to: &output)
+        JSONWriter.appendInteger(result.offset, to: &output)
+        JSONWriter.appendLiteral(#","time":"#, to: &output)
+        JSONWriter.appendInteger(result.time, to: &output)
+        JSONWriter.appendLiteral(result.duplicate ? #","duplicate":true}}"# : "}}", to: &output)
+        return output
+    }
+
     /// `{"id":…|null,"ok":false,"error":{"code":…,"message":…[,"retry_after_ms":…]}}`
     public static func failure(id: String?, code: String, message: String, retryAfterMilliseconds: Int64? = nil) -> [UInt8] {
         var output: [UInt8] = []
