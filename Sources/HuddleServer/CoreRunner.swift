@@ -311,12 +311,17 @@ final class CoreRunner: @unchecked Sendable {
     /// them, takes the turn's writes back (`routeUnlogged`).
     func routeTurn() {
         guard !turn.isEmpty else { return }
-        let commands = turn.flatMap(\.step.commands)
+        // Loops and closures, not key paths: a key path over `HandledRequest` copies the whole
+        // request through its value witnesses (BENCHMARKS.md, "Acknowledged writes").
+        var commands: [CoreCommand] = []
+        for index in turn.indices where !turn[index].step.commands.isEmpty {
+            commands.append(contentsOf: turn[index].step.commands)
+        }
         var logged = true
         if !commands.isEmpty {
             do {
                 try appendToLog(commands)
-                if commands.contains(where: \.erasesContent) {
+                if commands.contains(where: { $0.erasesContent }) {
                     erasureSnapshotOwed = true
                     countDeletions(in: commands)
                 }
@@ -350,7 +355,7 @@ final class CoreRunner: @unchecked Sendable {
                 secrets[ref] = nil
                 replyAudit.forget(ref)
             }
-            if let op = handled.op, handled.step.outputs.contains(where: \.isDuplicateReply) {
+            if let op = handled.op, handled.step.outputs.contains(where: { $0.isDuplicateReply }) {
                 metrics.countDuplicate(op: op)
             }
             if let op = handled.op, handled.submitted > 0 { answered.append((op, handled.submitted)) }
