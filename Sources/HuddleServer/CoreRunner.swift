@@ -191,6 +191,21 @@ final class CoreRunner: @unchecked Sendable {
         }
     }
 
+    /// A request an I/O loop decoded, waiting in that loop for its turn's hand-over.
+    struct Submission: Sendable {
+        var request: CoreRequest
+        var op: String
+        var submitted: UInt64
+    }
+
+    /// Queues the requests one loop turn decoded, in their order: one task (and at most one
+    /// wake-up) for the turn instead of one per request.
+    func submit(_ batch: [Submission]) {
+        loop.execute { [self] in
+            for submission in batch { process(submission.request, op: submission.op, submitted: submission.submitted) }
+        }
+    }
+
     /// A connection fell behind or caught up (protocol.md, "Backpressure"); in the connection's
     /// order with its requests, so its `connectionClosed` comes after.
     func readerBehindChanged(_ ref: ConnectionRef, behind: Bool) {
