@@ -352,30 +352,35 @@ final class CoreRunner: @unchecked Sendable {
     /// Routes the turn's outputs into the outbox — as they are when its commands are in the
     /// log, as `routeUnlogged` says when they never got there — and empties the turn.
     func finishTurn(logged: Bool) {
-        for handled in turn {
-            if let (connection, text) = handled.refusal {
-                sendReply(text, to: connection, handled.request.requestID)
-            } else if let routed = handled.routed {
+        // Taken out of the turn and read in place: a copy of each handled request would retain
+        // (and then release) everything it holds (BENCHMARKS.md, "Acknowledged writes").
+        var finished: [HandledRequest] = []
+        swap(&finished, &turn)
+        for position in finished.indices {
+            if let (connection, text) = finished[position].refusal {
+                sendReply(text, to: connection, finished[position].request.requestID)
+            } else if let routed = finished[position].routed {
                 for index in routed.indices { outbox[index] += routed[index] }
-            } else if logged || handled.step.commands.isEmpty {
-                for output in handled.step.outputs { route(output) }
+            } else if logged || finished[position].step.commands.isEmpty {
+                for output in finished[position].step.outputs { route(output) }
             } else {
-                routeUnlogged(handled)
+                routeUnlogged(finished[position])
             }
             // Inside the assert: release builds neither audit nor look the connection up.
             assert(
-                replyAudit.checkAnswered(handled.request, handled.step, connectionKnown: isKnown(handled.request.connection)),
-                "a request got no answer: \(handled.request)")
-            if case .connectionClosed = handled.request.body, let ref = handled.request.connection {
+                replyAudit.checkAnswered(finished[position].request, finished[position].step, connectionKnown: isKnown(finished[position].request.connection)),
+                "a request got no answer: \(finished[position].request)")
+            if case .connectionClosed = finished[position].request.body, let ref = finished[position].request.connection {
                 secrets[ref] = nil
                 replyAudit.forget(ref)
             }
-            if let op = handled.op, handled.step.outputs.contains(where: { $0.isDuplicateReply }) {
+            if let op = finished[position].op, finished[position].step.outputs.contains(where: { $0.isDuplicateReply }) {
                 metrics.countDuplicate(op: op)
             }
-            if let op = handled.op, handled.submitted > 0 { answered.append((op, handled.submitted)) }
+            if let op = finished[position].op, finished[position].submitted > 0 { answered.append((op, finished[position].submitted)) }
         }
-        turn.removeAll(keepingCapacity: true)
+        finished.removeAll(keepingCapacity: true)
+        if turn.isEmpty { swap(&finished, &turn) }  // its buffer, for the next turn
     }
 
     func refuseWrites(because reason: String) {
