@@ -109,7 +109,11 @@ DUMPS=$(ls "$WORK"/callgrind.out.*)
 DUMP=$(head -1 <<<"$DUMPS")
 TOTAL=0
 for dump in $DUMPS; do TOTAL=$((TOTAL + $(sed -n 's/^summary: //p' "$dump"))); done
-[ -n "${KEEP:-}" ] && for dump in $DUMPS; do cp "$dump" "$KEEP${dump##*/callgrind.out}"; done
+# KEEP: one dump goes to FILE; with SEPARATE_THREADS, one per thread to FILE.<dump>-<thread>.
+if [ -n "${KEEP:-}" ]; then
+    if [ "$(wc -l <<<"$DUMPS")" -eq 1 ]; then cp "$DUMP" "$KEEP"
+    else for dump in $DUMPS; do cp "$dump" "$KEEP${dump##*/callgrind.out}"; done; fi
+fi
 echo "$MODE: $MESSAGES messages, $TOTAL instructions, $((TOTAL / MESSAGES)) per message"
 # top DUMP THREAD_TOTAL: its top entries, instructions per message (exclusive). The frames live
 # when the counters were zeroed (thread entries, the loop's run) are reported with everything
