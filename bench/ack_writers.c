@@ -278,6 +278,7 @@ int main(int argc, char **argv) {
             if (n_ready + setup_failed == o_writers) {
                 setup_done = now;
                 if (n_ready == 0) break;
+                fprintf(stderr, "[%s] %d writers set up; publishing\n", o_label, n_ready);
                 for (int i = 0; i < o_writers; i++) if (writers[i].state == S_READY) publish(&writers[i]);
                 window_start = now + (uint64_t) (o_warmup * 1e9); window_end = window_start + (uint64_t) (o_secs * 1e9);
             }

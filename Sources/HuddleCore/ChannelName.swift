@@ -32,7 +32,7 @@ public struct ChannelName: Sendable, Equatable {
             throw CoreError(.invalidChannel, "a channel name is at most \(Self.maxBytes) bytes")
         }
         guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")),
-              let namespace = ChannelNamespace(rawValue: String(text[..<colon]))
+              let namespace = ChannelNamespace(name: text.utf8[..<colon])
         else {
             throw CoreError(.invalidChannel, "a channel name starts with inbox:, chat:, loc: or room:")
         }

@@ -45,7 +45,12 @@ extension HuddleCore {
 
     /// Schedules the channel's next trim: when its oldest retained publication expires.
     func scheduleHistoryExpiry(of channel: String) {
-        guard let expiry = durableState.channels[channel]?.oldestExpiry(limit: historyLimit(of: channel)) else { return }
+        scheduleHistoryExpiry(of: channel, limit: historyLimit(of: channel))
+    }
+
+    /// The same, with the channel's limit known already (a publication's).
+    func scheduleHistoryExpiry(of channel: String, limit: HistoryLimit) {
+        guard let expiry = durableState.channels[channel]?.oldestExpiry(limit: limit) else { return }
         historyExpiries.schedule(channel, at: expiry)
     }
 

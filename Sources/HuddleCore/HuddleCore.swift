@@ -292,7 +292,7 @@ public final class HuddleCore {
         let limit = configuration.historyLimit(for: namespace ?? .room)
         let publication = RetainedPublication(type: type, from: from, data: data, time: time, clientID: clientID)
         let stored = durableState.channels.publish(to: channel, publication, limit: limit)
-        scheduleHistoryExpiry(of: channel)
+        scheduleHistoryExpiry(of: channel, limit: limit)
         if namespace == .chat, let from { durableState.readMarkers.advance(from, in: channel, to: stored.offset) }
         return stored
     }

@@ -39,7 +39,7 @@ public enum PersistedRecord {
 
 extension CoreCommand {
     /// The log record of this command.
-    public var logRecord: [UInt8] { PersistedRecord.encode(persisted) }
+    public var logRecord: [UInt8] { PublicationLogRecord.encode(self) ?? PersistedRecord.encode(persisted) }
 
     /// Reads a log record of any format this version knows.
     public init(logRecord: [UInt8]) throws(RecordDecodingError) {

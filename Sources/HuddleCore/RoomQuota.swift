@@ -22,24 +22,37 @@ struct RoomQuota: Sendable {
 
     /// nil if `user` may store `bytes` in a room (a new one if `creating`), and counts it;
     /// else the refusal, with nothing counted.
+    ///
+    /// Publishing to a room that exists (every write but a room's first) leaves the rooms budget
+    /// alone: a bucket not yet made is full, as one made now would be.
     mutating func admit(_ user: Username, bytes: Int, creating: Bool, at time: Int64) -> CoreError? {
-        var bytesBucket = stored[user] ?? TokenBucket(
-            rate: Double(configuration.roomBytesPerDay) / 86_400, burst: Double(configuration.roomBytesBurst), now: time)
-        var roomsBucket = created[user] ?? TokenBucket(
-            rate: configuration.roomsCreatedPerHour / 3600, burst: configuration.roomCreationBurst, now: time)
-        if creating, let wait = roomsBucket.take(now: time) {
-            return CoreError(
-                .tooManyRooms,
-                "at most \(Int(configuration.roomCreationBurst)) new rooms at once and \(Int(configuration.roomsCreatedPerHour)) an hour; publish to a room you have",
-                retryAfterMilliseconds: wait)
+        var roomsBucket: TokenBucket?
+        if creating {
+            var bucket = created[user] ?? TokenBucket(
+                rate: configuration.roomsCreatedPerHour / 3600, burst: configuration.roomCreationBurst, now: time)
+            if let wait = bucket.take(now: time) {
+                return CoreError(
+                    .tooManyRooms,
+                    "at most \(Int(configuration.roomCreationBurst)) new rooms at once and \(Int(configuration.roomsCreatedPerHour)) an hour; publish to a room you have",
+                    retryAfterMilliseconds: wait)
+            }
+            roomsBucket = bucket
         }
+        // One lookup for a user seen before (the common case), taken from and stored in place.
+        let index = stored.index(forKey: user)
+        var bytesBucket = index.map { stored.values[$0] } ?? TokenBucket(
+            rate: Double(configuration.roomBytesPerDay) / 86_400, burst: Double(configuration.roomBytesBurst), now: time)
         if let wait = bytesBucket.take(Double(bytes), now: time) {
             return CoreError(
                 .storageQuota, "at most \(configuration.roomBytesBurst) bytes published to rooms at once and \(configuration.roomBytesPerDay) a day",
                 retryAfterMilliseconds: wait)
         }
-        stored[user] = bytesBucket
-        created[user] = roomsBucket
+        if let index {
+            stored.values[index] = bytesBucket
+        } else {
+            stored[user] = bytesBucket
+        }
+        if let roomsBucket { created[user] = roomsBucket }
         return nil
     }
 

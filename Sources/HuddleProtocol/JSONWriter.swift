@@ -105,3 +105,30 @@ public enum JSONWriter {
         }
     }
 }
+
+extension JSONWriter {
+    /// Appends a fixed piece of JSON: from the binary's constant bytes, with no `String` to
+    /// walk (appending a literal's `utf8` view cost more than the memcpy).
+    @inlinable @inline(__always)
+    public static func appendLiteral(_ literal: StaticString, to output: inout [UInt8]) {
+        output.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Writes an integer in decimal without going through a `String`.
+    @inlinable
+    public static func appendInteger<Integer: FixedWidthInteger>(_ value: Integer, to output: inout [UInt8]) {
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        // The magnitude as UInt64 (Int64.min's too), digits produced least significant first.
+        var magnitude = UInt64(value.magnitude)
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for UInt64.max's 20 digits
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                count &+= 1
+                buffer[24 &- count] = UInt8(ascii: "0") &+ UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 &- count)...]))
+        }
+    }
+}

@@ -66,7 +66,13 @@ public enum RequestDecoder {
 
     private static func operation(_ arguments: RequestArguments, limits: ProtocolLimits) throws(RequestError) -> Operation {
         let op = try arguments.string("op")
+        // The names are compared in order: the most frequent op first.
         switch op {
+        case "publish":
+            return .publish(
+                channel: try arguments.string("channel"),
+                type: try arguments.publicationType(),
+                data: try arguments.publicationData(maxBytes: limits.maxDataBytes))
         case "ping":
             return .ping
         case "signup":
@@ -90,11 +96,6 @@ public enum RequestDecoder {
             return .subscribe(channel: try arguments.string("channel"), since: try since(arguments))
         case "unsubscribe":
             return .unsubscribe(channel: try arguments.string("channel"))
-        case "publish":
-            return .publish(
-                channel: try arguments.string("channel"),
-                type: try arguments.publicationType(),
-                data: try arguments.publicationData(maxBytes: limits.maxDataBytes))
         case "history":
             return .history(
                 channel: try arguments.string("channel"),

@@ -8,11 +8,29 @@ public enum ServerMessage {
     /// `{"id":…,"ok":true,"result":…}`
     public static func success(id: String, result: JSONValue) -> [UInt8] {
         var output: [UInt8] = []
-        appendLiteral(#"{"id":"#, to: &output)
+        JSONWriter.appendLiteral(#"{"id":"#, to: &output)
         JSONWriter.appendString(id, to: &output)
-        appendLiteral(#","ok":true,"result":"#, to: &output)
+        JSONWriter.appendLiteral(#","ok":true,"result":"#, to: &output)
         JSONWriter.append(result, to: &output)
         output.append(UInt8(ascii: "}"))
+        return output
+    }
+
+    /// `{"id":…,"ok":true,"result":{"epoch":…,"offset":…,"time":…[,"duplicate":true]}}`: the
+    /// reply to a publish, the one every acknowledged write gets, written directly (the bytes
+    /// of `success(id:result:)` with `PublishResult.result`, without building the tree).
+    public static func published(id: String, _ result: PublishResult) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(96 &+ id.utf8.count &+ result.epoch.utf8.count)
+        JSONWriter.appendLiteral(#"{"id":"#, to: &output)
+        JSONWriter.appendString(id, to: &output)
+        JSONWriter.appendLiteral(#","ok":true,"result":{"epoch":"#, to: &output)
+        JSONWriter.appendString(result.epoch, to: &output)
+        JSONWriter.appendLiteral(#","offset":"#, to: &output)
+        JSONWriter.appendInteger(result.offset, to: &output)
+        JSONWriter.appendLiteral(#","time":"#, to: &output)
+        JSONWriter.appendInteger(result.time, to: &output)
+        JSONWriter.appendLiteral(result.duplicate ? #","duplicate":true}}"# : "}}", to: &output)
         return output
     }
 
@@ -20,21 +38,21 @@ public enum ServerMessage {
     public static func failure(id: String?, code: String, message: String, retryAfterMilliseconds: Int64? = nil) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(64 &+ code.utf8.count &+ message.utf8.count &+ (id?.utf8.count ?? 0))
-        appendLiteral(#"{"id":"#, to: &output)
+        JSONWriter.appendLiteral(#"{"id":"#, to: &output)
         if let id {
             JSONWriter.appendString(id, to: &output)
         } else {
-            appendLiteral("null", to: &output)
+            JSONWriter.appendLiteral("null", to: &output)
         }
-        appendLiteral(#","ok":false,"error":{"code":"#, to: &output)
+        JSONWriter.appendLiteral(#","ok":false,"error":{"code":"#, to: &output)
         JSONWriter.appendString(code, to: &output)
-        appendLiteral(#","message":"#, to: &output)
+        JSONWriter.appendLiteral(#","message":"#, to: &output)
         JSONWriter.appendString(message, to: &output)
         if let retryAfterMilliseconds {
-            appendLiteral(#","retry_after_ms":"#, to: &output)
-            appendInteger(retryAfterMilliseconds, to: &output)
+            JSONWriter.appendLiteral(#","retry_after_ms":"#, to: &output)
+            JSONWriter.appendInteger(retryAfterMilliseconds, to: &output)
         }
-        appendLiteral("}}", to: &output)
+        JSONWriter.appendLiteral("}}", to: &output)
         return output
     }
 
@@ -48,24 +66,24 @@ public enum ServerMessage {
         output.reserveCapacity(
             128 &+ channel.utf8.count &+ epoch.utf8.count &+ type.utf8.count &+ (from?.utf8.count ?? 0)
                 &+ data.utf8.count)
-        appendLiteral(#"{"event":"publication","channel":"#, to: &output)
+        JSONWriter.appendLiteral(#"{"event":"publication","channel":"#, to: &output)
         JSONWriter.appendString(channel, to: &output)
-        appendLiteral(#","epoch":"#, to: &output)
+        JSONWriter.appendLiteral(#","epoch":"#, to: &output)
         JSONWriter.appendString(epoch, to: &output)
-        appendLiteral(#","offset":"#, to: &output)
-        appendInteger(offset, to: &output)
-        appendLiteral(#","type":"#, to: &output)
+        JSONWriter.appendLiteral(#","offset":"#, to: &output)
+        JSONWriter.appendInteger(offset, to: &output)
+        JSONWriter.appendLiteral(#","type":"#, to: &output)
         JSONWriter.appendString(type, to: &output)
-        appendLiteral(#","from":"#, to: &output)
+        JSONWriter.appendLiteral(#","from":"#, to: &output)
         if let from {
             JSONWriter.appendString(from, to: &output)
         } else {
-            appendLiteral("null", to: &output)
+            JSONWriter.appendLiteral("null", to: &output)
         }
-        appendLiteral(#","data":"#, to: &output)
+        JSONWriter.appendLiteral(#","data":"#, to: &output)
         output.append(contentsOf: data.utf8)
-        appendLiteral(#","time":"#, to: &output)
-        appendInteger(time, to: &output)
+        JSONWriter.appendLiteral(#","time":"#, to: &output)
+        JSONWriter.appendInteger(time, to: &output)
         if let clientID {
             output.append(contentsOf: #","client_id":"#.utf8)
             JSONWriter.appendString(clientID, to: &output)
@@ -78,14 +96,14 @@ public enum ServerMessage {
     /// publication at `offset` is a tombstone now; `time` is when it was removed.
     public static func publicationRemovedEvent(channel: String, epoch: String, offset: UInt64, time: Int64) -> [UInt8] {
         var output: [UInt8] = []
-        appendLiteral(#"{"event":"publication_removed","channel":"#, to: &output)
+        JSONWriter.appendLiteral(#"{"event":"publication_removed","channel":"#, to: &output)
         JSONWriter.appendString(channel, to: &output)
-        appendLiteral(#","epoch":"#, to: &output)
+        JSONWriter.appendLiteral(#","epoch":"#, to: &output)
         JSONWriter.appendString(epoch, to: &output)
-        appendLiteral(#","offset":"#, to: &output)
-        appendInteger(offset, to: &output)
-        appendLiteral(#","time":"#, to: &output)
-        appendInteger(time, to: &output)
+        JSONWriter.appendLiteral(#","offset":"#, to: &output)
+        JSONWriter.appendInteger(offset, to: &output)
+        JSONWriter.appendLiteral(#","time":"#, to: &output)
+        JSONWriter.appendInteger(time, to: &output)
         output.append(UInt8(ascii: "}"))
         return output
     }
@@ -98,7 +116,7 @@ public enum ServerMessage {
         output.append(contentsOf: #","user":"#.utf8)
         JSONWriter.appendString(user, to: &output)
         output.append(contentsOf: #","time":"#.utf8)
-        appendInteger(time, to: &output)
+        JSONWriter.appendInteger(time, to: &output)
         output.append(UInt8(ascii: "}"))
         return output
     }
@@ -106,10 +124,10 @@ public enum ServerMessage {
     /// `{"event":"presence","user":…,"online":…,"time":…}`
     public static func presenceEvent(user: String, online: Bool, time: Int64) -> [UInt8] {
         var output: [UInt8] = []
-        appendLiteral(#"{"event":"presence","user":"#, to: &output)
+        JSONWriter.appendLiteral(#"{"event":"presence","user":"#, to: &output)
         JSONWriter.appendString(user, to: &output)
-        appendLiteral(online ? #","online":true,"time":"# : #","online":false,"time":"#, to: &output)
-        appendInteger(time, to: &output)
+        JSONWriter.appendLiteral(online ? #","online":true,"time":"# : #","online":false,"time":"#, to: &output)
+        JSONWriter.appendInteger(time, to: &output)
         output.append(UInt8(ascii: "}"))
         return output
     }
@@ -117,14 +135,14 @@ public enum ServerMessage {
     /// `{"event":"session","user":{"username":…,"email":…},"expires_at":…,"time":…}`
     public static func sessionEvent(username: String, email: String, expiresAt: Int64, time: Int64) -> [UInt8] {
         var output: [UInt8] = []
-        appendLiteral(#"{"event":"session","user":{"username":"#, to: &output)
+        JSONWriter.appendLiteral(#"{"event":"session","user":{"username":"#, to: &output)
         JSONWriter.appendString(username, to: &output)
-        appendLiteral(#","email":"#, to: &output)
+        JSONWriter.appendLiteral(#","email":"#, to: &output)
         JSONWriter.appendString(email, to: &output)
-        appendLiteral(#"},"expires_at":"#, to: &output)
-        appendInteger(expiresAt, to: &output)
-        appendLiteral(#","time":"#, to: &output)
-        appendInteger(time, to: &output)
+        JSONWriter.appendLiteral(#"},"expires_at":"#, to: &output)
+        JSONWriter.appendInteger(expiresAt, to: &output)
+        JSONWriter.appendLiteral(#","time":"#, to: &output)
+        JSONWriter.appendInteger(time, to: &output)
         output.append(UInt8(ascii: "}"))
         return output
     }
@@ -132,37 +150,13 @@ public enum ServerMessage {
     /// `{"event":"auth_failed","error":{"code":…,"message":…},"time":…}`
     public static func authFailedEvent(code: String, message: String, time: Int64) -> [UInt8] {
         var output: [UInt8] = []
-        appendLiteral(#"{"event":"auth_failed","error":{"code":"#, to: &output)
+        JSONWriter.appendLiteral(#"{"event":"auth_failed","error":{"code":"#, to: &output)
         JSONWriter.appendString(code, to: &output)
-        appendLiteral(#","message":"#, to: &output)
+        JSONWriter.appendLiteral(#","message":"#, to: &output)
         JSONWriter.appendString(message, to: &output)
-        appendLiteral(#"},"time":"#, to: &output)
-        appendInteger(time, to: &output)
+        JSONWriter.appendLiteral(#"},"time":"#, to: &output)
+        JSONWriter.appendInteger(time, to: &output)
         output.append(UInt8(ascii: "}"))
         return output
-    }
-
-    /// Appends a fixed piece of JSON: from the binary's constant bytes, with no `String` to
-    /// walk (appending a literal's `utf8` view cost more than the memcpy).
-    @inline(__always)
-    private static func appendLiteral(_ literal: StaticString, to output: inout [UInt8]) {
-        output.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    }
-
-    /// Writes an integer in decimal without going through a `String`.
-    private static func appendInteger<Integer: FixedWidthInteger>(_ value: Integer, to output: inout [UInt8]) {
-        if value < 0 { output.append(UInt8(ascii: "-")) }
-        // The magnitude as UInt64 (Int64.min's too), digits produced least significant first.
-        var magnitude = UInt64(value.magnitude)
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for UInt64.max's 20 digits
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                count &+= 1
-                buffer[24 &- count] = UInt8(ascii: "0") &+ UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            output.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[(24 &- count)...]))
-        }
     }
 }

@@ -16,8 +16,11 @@ extension CoreRunner {
         case .reply(let ref, let requestID, let reply):
             if let ref {
                 var token: String?
-                if let requestID { token = secrets[ref]?[requestID]?.token }
-                if let requestID { secrets[ref]?[requestID] = nil }
+                // Almost always empty (secrets live only while a sign-in is decided): no hashing then.
+                if let requestID, !secrets.isEmpty {
+                    token = secrets[ref]?[requestID]?.token
+                    secrets[ref]?[requestID] = nil
+                }
                 if case .failure(let error) = reply {
                     metrics.countError(error.code.rawValue)
                     logIfIdentityRefusal(error, on: ref)

@@ -191,6 +191,21 @@ final class CoreRunner: @unchecked Sendable {
         }
     }
 
+    /// A request an I/O loop decoded, waiting in that loop for its turn's hand-over.
+    struct Submission: Sendable {
+        var request: CoreRequest
+        var op: String
+        var submitted: UInt64
+    }
+
+    /// Queues the requests one loop turn decoded, in their order: one task (and at most one
+    /// wake-up) for the turn instead of one per request.
+    func submit(_ batch: [Submission]) {
+        loop.execute { [self] in
+            for submission in batch { process(submission.request, op: submission.op, submitted: submission.submitted) }
+        }
+    }
+
     /// A connection fell behind or caught up (protocol.md, "Backpressure"); in the connection's
     /// order with its requests, so its `connectionClosed` comes after.
     func readerBehindChanged(_ ref: ConnectionRef, behind: Bool) {
@@ -311,12 +326,17 @@ final class CoreRunner: @unchecked Sendable {
     /// them, takes the turn's writes back (`routeUnlogged`).
     func routeTurn() {
         guard !turn.isEmpty else { return }
-        let commands = turn.flatMap(\.step.commands)
+        // Loops and closures, not key paths: a key path over `HandledRequest` copies the whole
+        // request through its value witnesses (BENCHMARKS.md, "Acknowledged writes").
+        var commands: [CoreCommand] = []
+        for index in turn.indices where !turn[index].step.commands.isEmpty {
+            commands.append(contentsOf: turn[index].step.commands)
+        }
         var logged = true
         if !commands.isEmpty {
             do {
                 try appendToLog(commands)
-                if commands.contains(where: \.erasesContent) {
+                if commands.contains(where: { $0.erasesContent }) {
                     erasureSnapshotOwed = true
                     countDeletions(in: commands)
                 }
@@ -332,30 +352,35 @@ final class CoreRunner: @unchecked Sendable {
     /// Routes the turn's outputs into the outbox — as they are when its commands are in the
     /// log, as `routeUnlogged` says when they never got there — and empties the turn.
     func finishTurn(logged: Bool) {
-        for handled in turn {
-            if let (connection, text) = handled.refusal {
-                sendReply(text, to: connection, handled.request.requestID)
-            } else if let routed = handled.routed {
+        // Taken out of the turn and read in place: a copy of each handled request would retain
+        // (and then release) everything it holds (BENCHMARKS.md, "Acknowledged writes").
+        var finished: [HandledRequest] = []
+        swap(&finished, &turn)
+        for position in finished.indices {
+            if let (connection, text) = finished[position].refusal {
+                sendReply(text, to: connection, finished[position].request.requestID)
+            } else if let routed = finished[position].routed {
                 for index in routed.indices { outbox[index] += routed[index] }
-            } else if logged || handled.step.commands.isEmpty {
-                for output in handled.step.outputs { route(output) }
+            } else if logged || finished[position].step.commands.isEmpty {
+                for output in finished[position].step.outputs { route(output) }
             } else {
-                routeUnlogged(handled)
+                routeUnlogged(finished[position])
             }
             // Inside the assert: release builds neither audit nor look the connection up.
             assert(
-                replyAudit.checkAnswered(handled.request, handled.step, connectionKnown: isKnown(handled.request.connection)),
-                "a request got no answer: \(handled.request)")
-            if case .connectionClosed = handled.request.body, let ref = handled.request.connection {
+                replyAudit.checkAnswered(finished[position].request, finished[position].step, connectionKnown: isKnown(finished[position].request.connection)),
+                "a request got no answer: \(finished[position].request)")
+            if case .connectionClosed = finished[position].request.body, let ref = finished[position].request.connection {
                 secrets[ref] = nil
                 replyAudit.forget(ref)
             }
-            if let op = handled.op, handled.step.outputs.contains(where: \.isDuplicateReply) {
+            if let op = finished[position].op, finished[position].step.outputs.contains(where: { $0.isDuplicateReply }) {
                 metrics.countDuplicate(op: op)
             }
-            if let op = handled.op, handled.submitted > 0 { answered.append((op, handled.submitted)) }
+            if let op = finished[position].op, finished[position].submitted > 0 { answered.append((op, finished[position].submitted)) }
         }
-        turn.removeAll(keepingCapacity: true)
+        finished.removeAll(keepingCapacity: true)
+        if turn.isEmpty { swap(&finished, &turn) }  // its buffer, for the next turn
     }
 
     func refuseWrites(because reason: String) {

@@ -144,7 +144,7 @@ final class Persistence: @unchecked Sendable {
     /// outputs wait for `acknowledgedSequence`; `everysec` and `no` sync here as their policy
     /// says, and their replies do not wait.
     func append(_ commands: [CoreCommand]) throws {
-        try log.append(commands.map(\.logRecord))
+        try log.append(commands.map { $0.logRecord })
         if syncsInBackground {
             startSync()
         } else {

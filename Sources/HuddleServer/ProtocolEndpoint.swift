@@ -22,6 +22,11 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     /// Unchecked (a run-time exclusivity check per delivery otherwise): one thread, and no
     /// access spans a call out (lookups return the connection, then it is used).
     @exclusivity(unchecked) private var connections = ConnectionTable()
+    /// Requests decoded in this loop turn, handed to the core together at its end
+    /// (`handOverStaged`). Everything else this endpoint asks of the core hands them over
+    /// first, so the core sees each connection's requests, opens and closes in order.
+    private var staged: [CoreRunner.Submission] = []
+    private var handsOverAtTurnEnd = false
 
     /// Per-connection protocol state.
     ///
@@ -100,6 +105,7 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     }
 
     func connectionOpened(_ connection: Connection, request: WebSocketHandshake.Request) {
+        handOverStaged()
         let serial = register(connection)
         let session = Session(
             serial: serial,
@@ -129,6 +135,7 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
 
     func connectionClosed(_ connection: Connection) {
         guard let session = connection.endpointState as? Session else { return }
+        handOverStaged()
         connections.remove(session.serial)
         _ = releaseWaiting(session)
         if session.takesSharedDeflate { runner.deflateConnections.subtract(1, ordering: .relaxed) }
@@ -146,6 +153,7 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
     /// `connectionClosed` clears that.
     func connectionBehindChanged(_ connection: Connection) {
         guard let session = connection.endpointState as? Session else { return }
+        handOverStaged()
         runner.readerBehindChanged(ConnectionRef(loop: loopIndex, serial: session.serial), behind: connection.isBehind)
     }
 
@@ -278,45 +286,70 @@ final class ProtocolEndpoint: WebSocketEndpoint, @unchecked Sendable {
             reply(ServerMessage.success(id: id, result: ReplyResult.time(WallClock.milliseconds()).json), session, connection)
             return
         case .signup(let username, let email, let password, let device):
+            handOverStaged()
             session.pendingSignIn = session.replies.forward(id)
             let body = CoreRequestBody.beginSignUp(username: username, email: email, password: password, address: session.address)
             runner.submit(CoreRequest(connection: ref, requestID: id, body), op: op, device: device)
         case .login(let login, let password, let device):
+            handOverStaged()
             session.pendingSignIn = session.replies.forward(id)
             let body = CoreRequestBody.beginLogin(login: login, address: session.address, password: password)
             runner.submit(CoreRequest(connection: ref, requestID: id, body), op: op, device: device)
         case .auth(let token):
+            handOverStaged()
             _ = session.replies.forward(id)
             runner.submit(CoreRequest(connection: ref, requestID: id, .authenticate(tokenHash: SessionToken.hash(token))), op: op)
         // Identities: the token is verified off the loop, then the core decides.
         case .identitySignIn(let token, let nonce, let username, let device):
+            handOverStaged()
             session.pendingSignIn = session.replies.forward(id)
             runner.verifyIdentity(.idToken(token, nonce: nonce), for: .signIn(username: username), ref: ref, requestID: id, op: op, device: device, peer: connection.peer)
         case .identityLink(let token, let nonce):
+            handOverStaged()
             _ = session.replies.forward(id)
             runner.verifyIdentity(.idToken(token, nonce: nonce), for: .link, ref: ref, requestID: id, op: op, device: nil, peer: connection.peer)
         case .appAuth(let token, let device):
+            handOverStaged()
             session.pendingSignIn = session.replies.forward(id)
             runner.verifyIdentity(.appToken(token), for: .appAuth, ref: ref, requestID: id, op: op, device: device, peer: connection.peer)
         case .accountDeleteWithIdentity(let token, let nonce):
+            handOverStaged()
             _ = session.replies.forward(id)
             runner.verifyIdentity(.idToken(token, nonce: nonce), for: .deleteAccount, ref: ref, requestID: id, op: op, device: nil, peer: connection.peer)
         // Passwords: the code is drawn (and a typed one hashed) here; the core sees only hashes.
         case .passwordResetRequest(let login):
+            handOverStaged()
             _ = session.replies.forward(id)
             let code = PasswordResetCode.generate()
             let expiresAt = WallClock.milliseconds() + configuration.passwordResetCodeTTLMilliseconds
             let body = CoreRequestBody.requestPasswordReset(login: login, address: connection.peer, codeHash: PasswordResetCode.hash(code), expiresAt: expiresAt)
             runner.submit(CoreRequest(connection: ref, requestID: id, body), op: op, resetCode: code)
         case .passwordReset(let login, let code, let newPassword):
+            handOverStaged()
             _ = session.replies.forward(id)
             let body = CoreRequestBody.beginPasswordReset(
                 login: login, address: connection.peer, codeHash: PasswordResetCode.hash(code), newPassword: newPassword)
             runner.submit(CoreRequest(connection: ref, requestID: id, body), op: op)
         default:
             _ = session.replies.forward(id)
-            runner.submit(CoreRequest(request, on: ref), op: op)
+            stage(CoreRequest(request, on: ref), op: op, on: connection.context.loop)
         }
+    }
+
+    private func stage(_ request: CoreRequest, op: String, on loop: EventLoop) {
+        if !handsOverAtTurnEnd {
+            handsOverAtTurnEnd = true
+            loop.onTurnEnd { [unowned self] in handOverStaged() }
+        }
+        staged.append(CoreRunner.Submission(request: request, op: op, submitted: MonotonicClock.nanoseconds()))
+    }
+
+    /// Hands the staged requests to the core, in order.
+    private func handOverStaged() {
+        guard !staged.isEmpty else { return }
+        let batch = staged
+        staged = []
+        runner.submit(batch)
     }
 
     // MARK: Outputs from the core

@@ -9,6 +9,11 @@ enum ReplyEncoding {
         switch reply {
         case .failure(let error):
             return ServerReply(id: id, outcome: .failure(replyError(error))).message
+        case .published(let epoch, let offset, let time):
+            // Every acknowledged write's reply: written directly, not through a result tree.
+            return ServerMessage.published(id: id ?? "", PublishResult(epoch: epoch, offset: offset, time: time, duplicate: false))
+        case .alreadyPublished(let epoch, let offset, let time):
+            return ServerMessage.published(id: id ?? "", PublishResult(epoch: epoch, offset: offset, time: time, duplicate: true))
         default:
             return ServerMessage.success(id: id ?? "", result: result(reply, token: token).json)
         }

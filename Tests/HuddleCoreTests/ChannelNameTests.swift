@@ -1,4 +1,4 @@
-import HuddleCore
+@testable import HuddleCore
 import Testing
 
 @Suite struct ChannelNameTests {
@@ -102,5 +102,17 @@ import Testing
         ] {
             #expect(harness.handle(request).errorCode == .invalidChannel)
         }
+    }
+
+    /// The namespace is read byte by byte: exactly the four names, nothing near them.
+    @Test func namespacesAreTheirExactNames() {
+        for namespace in ChannelNamespace.allCases {
+            #expect(ChannelNamespace(prefixOf: namespace.rawValue + ":x") == namespace)
+        }
+        for near in ["", "Room", "rooms", "roo", "chat ", "inbox\u{0}", "lo", "loca", "r\u{F6}om"] {
+            #expect(ChannelNamespace(prefixOf: near + ":x") == nil)
+            #expect(throws: CoreError.self) { try ChannelName(parsing: near + ":alice") }
+        }
+        #expect(ChannelNamespace(prefixOf: "room") == nil)
     }
 }

@@ -11,6 +11,23 @@ import Testing
         #expect(Self.text(ServerMessage.success(id: "q\"", result: .object([]))) == #"{"id":"q\"","ok":true,"result":{}}"#)
     }
 
+    /// The publish reply written directly is byte for byte the generic success reply of its
+    /// `PublishResult`, escapes, extremes and the duplicate flag included.
+    @Test func publishedIsTheGenericSuccess() {
+        let results = [
+            PublishResult(epoch: "lq3k2b-1", offset: 42, time: 1763712000000, duplicate: false),
+            PublishResult(epoch: "e\"\\\u{1}é", offset: 0, time: -1, duplicate: true),
+            PublishResult(epoch: "", offset: .max, time: .min, duplicate: false),
+        ]
+        for id in ["7", "q\"\n", "ü🙂", ""] {
+            for result in results {
+                #expect(Self.text(ServerMessage.published(id: id, result)) == Self.text(ServerMessage.success(id: id, result: result.result)))
+            }
+        }
+        #expect(Self.text(ServerMessage.published(id: "9", PublishResult(epoch: "e", offset: 3, time: 5, duplicate: true)))
+            == #"{"id":"9","ok":true,"result":{"epoch":"e","offset":3,"time":5,"duplicate":true}}"#)
+    }
+
     @Test func failure() {
         #expect(Self.text(ServerMessage.failure(id: "7", code: "forbidden", message: "only members may publish to chat:alice~bob"))
             == #"{"id":"7","ok":false,"error":{"code":"forbidden","message":"only members may publish to chat:alice~bob"}}"#)
