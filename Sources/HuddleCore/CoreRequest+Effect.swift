@@ -91,7 +91,7 @@ extension CoreRequestBody {
             .write
         case .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick:
             .read
-        case .expireActivities, .recordSessionsSeen:
+        case .expireActivities, .recordSessionsSeen, .continueErasure:
             .write
         // Passwords: as for sign-ins, the second halves end hashes the core counts.
         case .requestPasswordReset, .beginPasswordReset:
@@ -137,7 +137,8 @@ extension CoreRequest {
             }
         case .authorizePhotoUpload(let caller, _, _), .recordPhoto(let caller, _, _, _), .authorizePhotoRead(let caller, _, _):
             .photo(caller: caller)
-        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick:
+        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick,
+             .continueErasure:
             .none
         }
     }
@@ -153,7 +154,7 @@ extension CoreRequest {
             return (connection, requestID)
         case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead,
              .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick,
-             .finishPasswordChange, .finishPasswordReset, .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
+             .finishPasswordChange, .finishPasswordReset, .moderation, .removeContent, .deleteUser, .finishAccountDeletion, .continueErasure:
             return nil
         }
     }
@@ -166,7 +167,7 @@ extension CoreRequest {
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
              .presenceElsewhere, .nodeGone, .localTick, .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset,
-             .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
+             .moderation, .removeContent, .deleteUser, .finishAccountDeletion, .continueErasure:
             false
         }
     }

@@ -109,6 +109,27 @@ import Testing
         #expect(!log.contains(withNonce) && !log.contains(String(withNonce.split(separator: ".")[1])), "a token is never logged")
     }
 
+    /// protocol.md "Limits", spent ID-token nonces: one identity signing in again and again with
+    /// fresh nonces meets its own bound, not the server's, so others still sign in.
+    @Test func anIdentityAtItsSpentNonceBoundHoldsUpNobodyElse() async throws {
+        let idp = try Self.issuerServer()
+        defer { idp.stop() }
+        let server = try await startHuddle(["--oidc-issuer", idp.flag(audience: Self.audience)])
+        func signIn(_ subject: String, nonce: String) -> [String: Any] {
+            ["token": Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: subject, nonce: nonce)), "nonce": nonce, "username": subject]
+        }
+        for index in 0..<20 { _ = try ProtocolClient(port: server.port).ok("identity_signin", signIn("eve", nonce: "eve-\(index)")) }
+        let refused = try ProtocolClient(port: server.port).failure("identity_signin", signIn("eve", nonce: "eve-20"))
+        #expect(refused["code"] as? String == "too_many_attempts")
+        let wait = try #require(JSON.int(refused["retry_after_ms"]))
+        #expect(wait > 0 && wait <= 660_000, "until eve's oldest token expires")
+        // Another identity's first and later sign-ins go on.
+        _ = try ProtocolClient(port: server.port).ok("identity_signin", signIn("fay", nonce: "fay-0"))
+        _ = try ProtocolClient(port: server.port).ok("identity_signin", signIn("fay", nonce: "fay-1"))
+        let metrics = try PrometheusText.fetch(port: server.port)
+        #expect(metrics.value("huddle_errors_total", ["code": "too_many_attempts"]) == 1)
+    }
+
     @Test func aRotatedKeyIsPickedUpAndUnknownKeyIdsCannotHammerTheIssuer() async throws {
         let idp = try Self.issuerServer(keys: [Self.rsa])
         let throttled = try Self.issuerServer("https://slow-idp.test", keys: [Self.rsa])
