@@ -30,10 +30,17 @@ extension CoreRunner {
         }
         guard core.hasPendingErasure, !erasureChunkQueued, writesRefused == nil, cluster?.isTicker ?? true else { return }
         erasureChunkQueued = true
-        loop.execute { [self] in
-            erasureChunkQueued = false
-            process(.continueErasure, op: nil, submitted: 0)
+        let interval = configuration.erasureChunkIntervalMilliseconds
+        guard interval > 0 else {
+            loop.execute { [self] in askForErasureChunk() }
+            return
         }
+        _ = loop.schedule(after: interval) { [unowned self] in askForErasureChunk() }
+    }
+
+    private func askForErasureChunk() {
+        erasureChunkQueued = false
+        process(.continueErasure, op: nil, submitted: 0)
     }
 
     /// How long the core took for a request that erased an account or a chunk of its channels
