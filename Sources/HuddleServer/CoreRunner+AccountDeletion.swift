@@ -55,7 +55,7 @@ extension CoreRunner {
             case .eraseChannels(_, let names, _):
                 event = event ?? "erasure chunk"
                 channels += names.count
-            case .finishErasure: event = event ?? "erasure finished"
+            case .finishErasure: event = event == "account erased" ? event : "erasure finished"
             default: break
             }
         }

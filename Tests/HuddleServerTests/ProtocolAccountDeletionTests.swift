@@ -205,7 +205,6 @@ import Testing
 
         let restarted = try await startHuddle(arguments, dataDirectory: data, fsync: "always")
         try await restarted.waitForLog("erasure finished", timeout: 30)
-        #expect(restarted.logText.contains("erasure chunk"), "the restarted server erased what was left")
         try expectAliceIsGone(world, port: restarted.port, data: data)
         let bob = try ProtocolClient(port: restarted.port)
         _ = try bob.login("bob")
@@ -214,7 +213,7 @@ import Testing
             #expect(!JSON.text(page).contains("alice") && (page["publications"] as? [JSONObject])?.count == 2, "\(page)")
         }
         let metrics = try PrometheusText.fetch(port: restarted.port)
-        #expect((metrics.value("huddle_erasure_chunks_total") ?? 0) >= 1)
+        #expect((metrics.value("huddle_erasure_chunks_total") ?? 0) >= 1, "the restarted server erased what was left")
         #expect(try await restarted.stop() == 0)
     }
 }
