@@ -60,6 +60,7 @@ extension CoreRunner {
             }
         }
         guard let event else { return }
+        erasureChunkAsked = true  // the first chunk follows the deletion's turn at once too
         let nanoseconds = MonotonicClock.nanoseconds() - began
         metrics.deletions.observeCoreTurn(nanoseconds: nanoseconds)
         logger.info("\(event)", metadata: ["core_us": "\(nanoseconds / 1000)", "channels": "\(channels)", "pending": "\(core.durableState.erasures.count)"])

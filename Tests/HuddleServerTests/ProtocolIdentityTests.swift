@@ -292,12 +292,21 @@ import Testing
         _ = try ProtocolClient(port: server.port).ok("identity_signin", ["token": used, "nonce": "once", "username": "kim"])
         let (lee, _) = try ProtocolClient.signedUp("lee", port: server.port)
         _ = try lee.ok("identity_link", ["token": Self.ec.sign(Self.claims(issuer: idp.issuer, subject: "lee-1"))])
+        // pat spends the 20 nonces one identity may hold at once.
+        func patSignIn(_ index: Int) -> [String: Any] {
+            ["token": Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: "pat-1", nonce: "pat-\(index)")), "nonce": "pat-\(index)", "username": "pat"]
+        }
+        for index in 0..<20 { _ = try ProtocolClient(port: server.port).ok("identity_signin", patSignIn(index)) }
         if kill9 { try await server.kill9() } else { try await server.stop() }
         let restarted = try await startHuddle(arguments, dataDirectory: data, fsync: "always")
         defer { Task { try? await restarted.stop() } }
         #expect(try ProtocolClient(port: restarted.port).errorCode("identity_signin", ["token": used, "nonce": "once"]) == "nonce_reused")
-        let kim = try ProtocolClient(port: restarted.port).ok("identity_signin", ["token": Self.ec.sign(Self.claims(issuer: idp.issuer, subject: "kim-1"))])
+        let kimClient = try ProtocolClient(port: restarted.port)
+        let kim = try kimClient.ok("identity_signin", ["token": Self.ec.sign(Self.claims(issuer: idp.issuer, subject: "kim-1"))])
         #expect((kim["user"] as? JSONObject)?["username"] as? String == "kim")
+        // kim's identity is still her only way to sign in; pat's nonces still count.
+        #expect(try kimClient.errorCode("identity_unlink", ["issuer": idp.issuer, "subject": "kim-1"]) == "last_sign_in_method")
+        #expect(try ProtocolClient(port: restarted.port).errorCode("identity_signin", patSignIn(20)) == "too_many_attempts")
         let lees = try ProtocolClient(port: restarted.port).ok("identity_signin", ["token": Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: "lee-1"))])
         #expect((lees["user"] as? JSONObject)?["username"] as? String == "lee")
     }
