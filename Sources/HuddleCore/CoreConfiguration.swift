@@ -89,7 +89,7 @@ public struct CoreConfiguration: Sendable {
     /// A deleted user's channels are erased in chunks of at most this much work each
     /// (`HuddleCore+ErasureChunks`): a publication looked at or dropped is 1, a channel name
     /// looked at `erasureNameWork`. Only the decider uses them: a replay erases what the log names.
-    public var erasureChunkWork = 100_000
+    public var erasureChunkWork = 20_000
     public var erasureNameWork = 20
     /// `account_delete` with an ID token: its `iat` at most this long ago (a fresh sign-in).
     public var freshSignInMilliseconds: Int64 = 5 * 60_000

@@ -100,7 +100,7 @@ struct Serve: ParsableCommand {
     @Option(help: "Bytes one user may publish to rooms per day (bursts of a quarter of it).")
     var roomBytesPerUser: Int = 64 * 1024 * 1024
     @Option(help: "Most work one chunk of a deleted user's channels does in a core turn: a publication looked at or dropped is 1, a channel name 20.")
-    var erasureChunkWork: Int = 100_000
+    var erasureChunkWork: Int = 20_000
     @Option(help: "Milliseconds between two chunks of a deleted user's channels (0: each follows the other at once, other requests in between).")
     var erasureChunkInterval: Int = 0
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
