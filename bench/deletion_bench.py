@@ -274,10 +274,15 @@ async def run(args):
             acks = [ack for pair in pairs for ack in pair.acks]
             baseline = [seconds for sent, seconds in acks if deleted_at - args.window <= sent < deleted_at]
             during = [seconds for sent, seconds in acks if deleted_at <= sent < deleted_at + 1]
+            # The erasure's steps end within the first 200 ms; the snapshot after it starts at a
+            # 250 ms tick: the two parts of the first second apart.
+            early = [seconds for sent, seconds in acks if deleted_at <= sent < deleted_at + 0.2]
+            late = [seconds for sent, seconds in acks if deleted_at + 0.2 <= sent < deleted_at + 1]
             await asyncio.sleep(0.5)
             lines = core_lines(server.read_log()[log_before:])
             core = [int(m.group(1)) / 1000 for m in (re.search(r"core_us=([0-9]+)", line) for line in lines) if m]
             results.append(dict(via=via, answered_ms=answered * 1000, baseline=stats(baseline), during=stats(during),
+                                early=stats(early), late=stats(late),
                                 failures=sum(pair.failures for pair in pairs), core_turns=len(core),
                                 core_max_ms=max(core) if core else None, core_total_ms=sum(core) if core else None,
                                 server_cpu_s=cpu, load=load, log=lines if len(lines) <= 6 else lines[:3] + ["…"] + lines[-3:]))
@@ -314,6 +319,10 @@ def main():
             r["via"], r["core_turns"], fmt(r["core_max_ms"], 2), fmt(r["core_total_ms"], 1), fmt(r["answered_ms"]),
             fmt(b["p50"]), fmt(b["p99"]), fmt(b["max"]), b["count"], fmt(d["p50"]), fmt(d["p99"]), fmt(d["max"]), d["count"],
             r["failures"], r["load"]))
+    for r in results:
+        e, l = r["early"], r["late"]
+        print("%s: the first 200 ms p99 / max %s / %s ms (%d), the rest of the first second %s / %s ms (%d)" % (
+            r["via"], fmt(e["p99"]), fmt(e["max"]), e["count"], fmt(l["p99"]), fmt(l["max"]), l["count"]))
     for r in results:
         for line in r["log"]:
             print("    %s" % line[:300], file=sys.stderr)
