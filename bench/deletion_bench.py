@@ -25,63 +25,32 @@ import http.client
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import abuse  # noqa: E402
 from abuse import Client, PASSWORD, befriend, chat_room, percentile  # noqa: E402
 
 API_KEY = "deletion-bench-operator-key"
 
 
-class Server:
+class Server(abuse.Server):
+    """abuse.py's server, with the operator's API and the request limits lifted for the set-up."""
+
     def __init__(self, binary):
-        self.dir = tempfile.mkdtemp(prefix="huddle-deletion.")
-        self.log_path = os.path.join(self.dir, "server.log")
-        self.log = open(self.log_path, "w+")
-        self.process = subprocess.Popen(
-            [binary, "--host", "127.0.0.1", "--port", "0", "--kdf-iterations", "1000", "--fsync", "everysec",
-             "--data-dir", os.path.join(self.dir, "data"), "--api-key", API_KEY,
-             "--rate-limit", "100000", "--user-rate-limit", "100000", "--user-publish-bytes", "1000000000",
-             "--user-read-bytes", "1000000000"],
-            stdout=self.log, stderr=self.log, start_new_session=True)
-        deadline = time.monotonic() + 60
-        while True:
-            found = re.search(r"url=ws://127\.0\.0\.1:(\d+)", self.read_log())
-            if found:
-                self.port = int(found.group(1))
-                break
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("the server did not start")
-            time.sleep(0.05)
-        self.url = "ws://127.0.0.1:%d/v1" % self.port
+        super().__init__(binary, 1000, "everysec", prefix="huddle-deletion.", extra=[
+            "--api-key", API_KEY, "--rate-limit", "100000", "--user-rate-limit", "100000",
+            "--user-publish-bytes", "1000000000", "--user-read-bytes", "1000000000"])
 
     def read_log(self):
-        with open(self.log_path) as f:
+        with open(self.log.name) as f:
             return f.read()
 
     def cpu_seconds(self):
         with open("/proc/%d/stat" % self.process.pid) as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def rss_mib(self):
-        with open("/proc/%d/status" % self.process.pid) as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        return 0
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 async def signed_up(url, name):
