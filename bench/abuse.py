@@ -43,12 +43,12 @@ BIG_REPLY = re.compile(rb'\{"id":\s*"([^"]*)",\s*"ok":\s*(true|false)')
 # ---------------------------------------------------------------- the server and its memory
 
 class Server:
-    def __init__(self, binary, kdf_iterations, fsync):
-        self.dir = tempfile.mkdtemp(prefix="huddle-abuse.")
+    def __init__(self, binary, kdf_iterations, fsync, extra=(), prefix="huddle-abuse."):
+        self.dir = tempfile.mkdtemp(prefix=prefix)
         self.log = open(os.path.join(self.dir, "server.log"), "w+")
         self.process = subprocess.Popen(
             [binary, "--host", "127.0.0.1", "--port", "0", "--kdf-iterations", str(kdf_iterations),
-             "--fsync", fsync, "--data-dir", os.path.join(self.dir, "data")],
+             "--fsync", fsync, "--data-dir", os.path.join(self.dir, "data"), *extra],
             stdout=self.log, stderr=self.log, start_new_session=True)
         deadline = time.monotonic() + 60
         while True:

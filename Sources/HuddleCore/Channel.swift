@@ -94,6 +94,12 @@ public struct Channel: Sendable, Equatable {
         return found
     }
 
+    /// Whether `user` published a retained publication that is not a tombstone.
+    func hasPublications(by user: Username) -> Bool {
+        for index in 0..<retained.count where retained[index].from == user && !retained[index].removed { return true }
+        return false
+    }
+
     /// When the oldest retained publication passes `limit`'s age; nil when none is retained.
     func oldestExpiry(limit: HistoryLimit) -> Int64? {
         guard let oldest = retained.first else { return nil }

@@ -34,25 +34,16 @@ public struct Channels: Sendable, Equatable {
 }
 
 extension Channels {
-    /// Account deletion. The channels that are the user's own or shared with one other user —
-    /// `inbox:USER`, `loc:USER` and every `chat:` room with them — are dropped whole (a channel
-    /// of that name made later starts a new epoch); in every other channel the user's
-    /// publications become tombstones. O(retained publications): a scan, as deletions are rare.
-    mutating func erase(_ user: Username) -> (dropped: Set<String>, removed: [(channel: String, offset: UInt64)]) {
-        var dropped = Set<String>()
-        var removed: [(channel: String, offset: UInt64)] = []
-        for name in byName.keys.sorted() {
-            if Self.isShared(name, onlyWith: user) {
-                dropped.insert(name)
-                continue
-            }
-            for offset in byName[name]!.offsets(publishedBy: user) {
-                byName[name]!.remove(at: offset)
-                removed.append((name, offset))
-            }
-        }
-        for name in dropped { byName[name] = nil }
-        return (dropped, removed)
+    /// Account deletion, a chunk at a time (`HuddleCore+ErasureChunks`): a channel that was the
+    /// deleted user's own or shared with one other goes whole (a channel of that name made later
+    /// starts a new epoch).
+    mutating func drop(_ name: String) { byName[name] = nil }
+
+    /// Account deletion in a channel others write to too: each of the user's publications
+    /// becomes a tombstone. O(the channel's retained publications).
+    mutating func erase(_ user: Username, in name: String) {
+        guard let offsets = byName[name]?.offsets(publishedBy: user) else { return }
+        for offset in offsets { byName[name]!.remove(at: offset) }
     }
 
     /// Whether the channel belongs to `user` alone or to `user` and one other.
@@ -62,6 +53,12 @@ extension Channels {
         case .chat(let first, let second): first == user || second == user
         case .room, nil: false
         }
+    }
+
+    /// The member of a 1:1 room other than `user`; nil for any other channel.
+    static func otherMember(of name: String, besides user: Username) -> Username? {
+        guard case .chat(let first, let second) = (try? ChannelName(parsing: name))?.kind else { return nil }
+        return first == user ? second : first
     }
 
     /// Leaves a tombstone at `offset` of `name` (`Channel.remove(at:)`); false when there is

@@ -8,6 +8,8 @@ public struct CoreCheckpoint: Sendable {
     let historyExpiries: HistoryExpiries
     let usernames: UsernameIndex
     let nextKeptResultSweep: Int64
+    /// Where the decider is in pending erasures: a chunk taken back is decided again.
+    let erasureScans: [Username: HuddleCore.ErasureScan]
 }
 
 extension HuddleCore {
@@ -15,7 +17,8 @@ extension HuddleCore {
     public func checkpoint() -> CoreCheckpoint {
         CoreCheckpoint(
             durableState: durableState, sessionPurges: sessionPurges, sessionExpiries: sessionExpiries,
-            historyExpiries: historyExpiries, usernames: usernames, nextKeptResultSweep: nextKeptResultSweep)
+            historyExpiries: historyExpiries, usernames: usernames, nextKeptResultSweep: nextKeptResultSweep,
+            erasureScans: erasureScans)
     }
 
     /// Puts the durable state back to `checkpoint`, keeping the ephemeral state (connections,
@@ -27,5 +30,6 @@ extension HuddleCore {
         historyExpiries = checkpoint.historyExpiries
         usernames = checkpoint.usernames
         nextKeptResultSweep = checkpoint.nextKeptResultSweep
+        erasureScans = checkpoint.erasureScans
     }
 }

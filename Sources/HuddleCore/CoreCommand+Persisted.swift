@@ -100,8 +100,11 @@ extension CoreCommand: PersistedValue {
             .variant("unlinkIdentity", [
                 ("username", username.persisted), ("issuer", issuer.persisted), ("subject", subject.persisted), ("time", time.persisted),
             ])
-        case .spendNonce(let issuer, let nonce, let expiresAt, let time):
-            .variant("spendNonce", [("issuer", issuer.persisted), ("nonce", nonce.persisted), ("expiresAt", expiresAt.persisted), ("time", time.persisted)])
+        case .spendNonce(let issuer, let subject, let nonce, let expiresAt, let time):
+            .variant("spendNonce", [
+                ("issuer", issuer.persisted), ("subject", subject?.persisted), ("nonce", nonce.persisted), ("expiresAt", expiresAt.persisted),
+                ("time", time.persisted),
+            ])
         // Profiles and sessions.
         case .setProfile(let user, let displayName, let avatar, let time):
             .variant("setProfile", [
@@ -138,6 +141,10 @@ extension CoreCommand: PersistedValue {
             .variant("removePublication", [("channel", channel.persisted), ("offset", offset.persisted), ("time", time.persisted)])
         case .eraseUser(let username, let time):
             .variant("eraseUser", [("username", username.persisted), ("time", time.persisted)])
+        case .eraseChannels(let username, let channels, let time):
+            .variant("eraseChannels", [("username", username.persisted), ("channels", channels.persisted), ("time", time.persisted)])
+        case .finishErasure(let username, let time):
+            .variant("finishErasure", [("username", username.persisted), ("time", time.persisted)])
         case .removeComment(let post, let comment, let time):
             .variant("removeComment", [("post", post.persisted), ("comment", comment.persisted), ("time", time.persisted)])
         }
@@ -235,7 +242,8 @@ extension CoreCommand: PersistedValue {
         case "unlinkIdentity":
             self = .unlinkIdentity(username: try f("username"), issuer: try f("issuer"), subject: try f("subject"), time: try f("time"))
         case "spendNonce":
-            self = .spendNonce(issuer: try f("issuer"), nonce: try f("nonce"), expiresAt: try f("expiresAt"), time: try f("time"))
+            self = .spendNonce(
+                issuer: try f("issuer"), subject: try f.optional("subject"), nonce: try f("nonce"), expiresAt: try f("expiresAt"), time: try f("time"))
         // Profiles and sessions.
         case "setProfile":
             self = .setProfile(user: try f("user"), displayName: try f.optional("displayName"), avatar: try f.optional("avatar"), time: try f("time"))
@@ -268,6 +276,10 @@ extension CoreCommand: PersistedValue {
             self = .removePublication(channel: try f("channel"), offset: try f("offset"), time: try f("time"))
         case "eraseUser":
             self = .eraseUser(username: try f("username"), time: try f("time"))
+        case "eraseChannels":
+            self = .eraseChannels(username: try f("username"), channels: try f("channels"), time: try f("time"))
+        case "finishErasure":
+            self = .finishErasure(username: try f("username"), time: try f("time"))
         case "removeComment":
             self = .removeComment(post: try f("post"), comment: try f("comment"), time: try f("time"))
         default:

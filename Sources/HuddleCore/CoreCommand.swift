@@ -104,8 +104,9 @@ public enum CoreCommand: Sendable, Equatable {
     case createIdentityAccount(username: Username, email: String, identity: LinkedIdentity, time: Int64)
     case linkIdentity(username: Username, identity: LinkedIdentity, time: Int64)
     case unlinkIdentity(username: Username, issuer: String, subject: String, time: Int64)
-    /// An ID token's nonce, spent until the token's `exp` (milliseconds).
-    case spendNonce(issuer: String, nonce: String, expiresAt: Int64, time: Int64)
+    /// An ID token's nonce, spent until the token's `exp` (milliseconds), by the identity
+    /// `subject` names at `issuer` (nil in records logged before it was recorded).
+    case spendNonce(issuer: String, subject: String?, nonce: String, expiresAt: Int64, time: Int64)
     // Profiles and sessions.
     /// The user's whole profile now (nil: unset); the avatar is a photo the user owned then.
     case setProfile(user: Username, displayName: String?, avatar: String?, time: Int64)
@@ -142,8 +143,14 @@ public enum CoreCommand: Sendable, Equatable {
     /// operator, or as one its deleted publisher wrote.
     case removePublication(channel: String, offset: UInt64, time: Int64)
     /// The account is deleted: every state component erases the user (`HuddleCore.eraseUser`),
-    /// and the username is quarantined. Logged after the `removeFriend`s that told the friends.
+    /// the username is quarantined, and the user's channels wait for `eraseChannels` chunks
+    /// (`PendingErasures`). Logged after the `removeFriend`s that told the friends.
     case eraseUser(username: Username, time: Int64)
+    /// A chunk of a deleted user's channels, named by the node that decided it: those that were
+    /// the user's own or 1:1 go whole, in the others the user's publications become tombstones.
+    case eraseChannels(username: Username, channels: [String], time: Int64)
+    /// The user's channels are all erased: the erasure is no longer pending.
+    case finishErasure(username: Username, time: Int64)
     /// The operator removed the comment (the post's comment counter stays).
     case removeComment(post: UInt64, comment: UInt64, time: Int64)
 }

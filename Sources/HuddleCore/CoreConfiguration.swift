@@ -84,7 +84,16 @@ public struct CoreConfiguration: Sendable {
     /// ID-token nonces kept spent (each until its token's `exp`): beyond it, sign-ins with a
     /// nonce are refused `busy` until tokens expire. Every core replaying the log must use the same.
     public var maxSpentNonces = 100_000
+    /// Of those, what one identity (issuer + subject) may hold: beyond it, its sign-ins with a
+    /// nonce are refused `too_many_attempts` until its oldest token expires, and nobody else's.
+    /// A person signs in a few times an hour; tokens live an hour at most at the usual providers.
+    public var maxSpentNoncesPerIdentity = 20
     public var spentNoncesRetryMilliseconds: Int64 = 60_000
+    /// A deleted user's channels are erased in chunks of at most this much work each
+    /// (`HuddleCore+ErasureChunks`): a publication looked at or dropped is 1, a channel name
+    /// looked at `erasureNameWork`. Only the decider uses them: a replay erases what the log names.
+    public var erasureChunkWork = 20_000
+    public var erasureNameWork = 20
     /// `account_delete` with an ID token: its `iat` at most this long ago (a fresh sign-in).
     public var freshSignInMilliseconds: Int64 = 5 * 60_000
     /// Sessions (protocol.md, "Sessions"): an `auth` logs the session's new last seen only when

@@ -40,6 +40,7 @@ public struct CoreDurableState: Sendable, Equatable {
     public internal(set) var reports = Reports()
     // Moderation and deletion.
     public internal(set) var quarantinedUsernames = UsernameQuarantine()
+    public internal(set) var erasures = PendingErasures()
 
     public init() {}
 }
@@ -80,6 +81,8 @@ extension CoreDurableState: PersistedValue {
             // Moderation and deletion: written only once a name is held, so a state without
             // deletions encodes as before.
             ("quarantinedUsernames", quarantinedUsernames.count == 0 ? nil : quarantinedUsernames.persisted),
+            // Deleted users whose channels are still being erased: written only while one is.
+            ("erasures", erasures.isEmpty ? nil : erasures.persisted),
         ])
     }
 
@@ -115,5 +118,6 @@ extension CoreDurableState: PersistedValue {
         reports = try f.optional("reports") ?? Reports()
         // Moderation and deletion.
         quarantinedUsernames = try f.optional("quarantinedUsernames") ?? UsernameQuarantine()
+        erasures = try f.optional("erasures") ?? PendingErasures()
     }
 }

@@ -94,7 +94,7 @@ extension CoreRequestBody {
         // The export's JSON part is built from the state; nothing is written.
         case .exportArchive:
             .read
-        case .expireActivities, .recordSessionsSeen:
+        case .expireActivities, .recordSessionsSeen, .continueErasure:
             .write
         // Passwords: as for sign-ins, the second halves end hashes the core counts.
         case .requestPasswordReset, .beginPasswordReset:
@@ -141,7 +141,8 @@ extension CoreRequest {
         case .authorizePhotoUpload(let caller, _, _), .recordPhoto(let caller, _, _, _), .authorizePhotoRead(let caller, _, _),
              .exportArchive(let caller, _):
             .photo(caller: caller)
-        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick:
+        case .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick,
+             .continueErasure:
             .none
         }
     }
@@ -157,7 +158,7 @@ extension CoreRequest {
             return (connection, requestID)
         case .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload, .recordPhoto, .authorizePhotoRead, .exportArchive,
              .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen, .presenceElsewhere, .nodeGone, .localTick,
-             .finishPasswordChange, .finishPasswordReset, .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
+             .finishPasswordChange, .finishPasswordReset, .moderation, .removeContent, .deleteUser, .finishAccountDeletion, .continueErasure:
             return nil
         }
     }
@@ -170,7 +171,7 @@ extension CoreRequest {
         case .operation, .beginSignUp, .signUp, .finishLogin, .serverPublish, .disconnectUser, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .exportArchive, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
              .presenceElsewhere, .nodeGone, .localTick, .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset,
-             .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
+             .moderation, .removeContent, .deleteUser, .finishAccountDeletion, .continueErasure:
             false
         }
     }

@@ -109,6 +109,8 @@ extension CoreRequestBody {
             return [("kind", .string("tick"))]
         case .expireActivities:
             return [("kind", .string("expire_activities"))]
+        case .continueErasure:
+            return [("kind", .string("continue_erasure"))]
         case .recordSessionsSeen:
             return [("kind", .string("record_sessions_seen"))]
         // Passwords.
@@ -233,6 +235,8 @@ extension CoreRequestBody {
             self = .tick
         case "expire_activities":
             self = .expireActivities
+        case "continue_erasure":
+            self = .continueErasure
         case "record_sessions_seen":
             self = .recordSessionsSeen
         // Passwords.

@@ -34,6 +34,7 @@ public struct CoreRequest: Sendable, Equatable {
 
     public static let tick = CoreRequest(.tick)
     public static let expireActivities = CoreRequest(.expireActivities)
+    public static let continueErasure = CoreRequest(.continueErasure)
     public static let recordSessionsSeen = CoreRequest(.recordSessionsSeen)
 }
 
@@ -79,6 +80,8 @@ public enum CoreRequestBody: Sendable, Equatable {
     case deleteUser(username: String)
     /// The server's answer to `CoreOutput.verifyAccountDeletion`.
     case finishAccountDeletion(username: Username, passwordMatched: Bool, address: String)
+    /// The server asks for the next chunk of a pending erasure (`HuddleCore+ErasureChunks`).
+    case continueErasure
 
     // Photos over HTTP. `caller` is where the answer goes (`CoreOutput.photoAccess`): an HTTP
     // request the server registered, not a connection the core knows; the session token

@@ -6,7 +6,8 @@ import HuddleProtocol
 /// Friends are told as for `friend_remove` (each friendship ends with its notice and its
 /// matches), then one `eraseUser` command erases the rest: every state component's `erase(user)`
 /// in `apply`, so a component added later joins with one line there (and its export with one
-/// line in `exportedData`). The user's connections close with 4001.
+/// line in `exportedData`). The user's connections close with 4001. Their channels, which may
+/// hold millions of publications, follow in bounded chunks (`HuddleCore+ErasureChunks`).
 extension HuddleCore {
     static let accountDeletedReason = "account deleted"
 
@@ -85,15 +86,10 @@ extension HuddleCore {
         if !prior.orphanedPhotos.isEmpty { step.outputs.append(.removePhotoFiles(prior.orphanedPhotos)) }
     }
 
-    /// What `eraseUser` removes that this node's connections and disk must hear of, read before
-    /// it is applied: the publications it turns into tombstones and the photos only the user owns.
-    func erasureFacts(of user: Username) -> (removed: [(channel: String, offset: UInt64)], orphanedPhotos: [String]) {
-        var removed: [(channel: String, offset: UInt64)] = []
-        for (name, channel) in durableState.channels.byName where !Channels.isShared(name, onlyWith: user) {
-            for offset in channel.offsets(publishedBy: user) { removed.append((name, offset)) }
-        }
-        var photos = durableState.photos
-        return (removed, photos.erase(user))
+    /// What `eraseUser` removes that this node's disk must hear of, read before it is applied:
+    /// the photos only the user owns.
+    func orphanedPhotos(of user: Username) -> [String] {
+        durableState.photos.orphanedByErasing(user)
     }
 
     /// Applies `eraseUser`: one `erase` per state component.
@@ -102,8 +98,9 @@ extension HuddleCore {
         usernames.remove(user)
         durableState.sessions.erase(user)
         durableState.friendships.erase(user)
-        let channels = durableState.channels.erase(user)
-        durableState.readMarkers.erase(user, droppedChannels: channels.dropped)
+        // The channels follow in chunks (`eraseChannels`); reads treat them as erased already.
+        durableState.erasures.begin(user, at: time)
+        durableState.readMarkers.erase(user, droppedChannels: [])
         durableState.feed.erase(user)
         durableState.activityStatuses.erase(user)
         durableState.activityMatches.erase(user)

@@ -22,7 +22,7 @@ extension HuddleCore {
             }
             subscriptions.add(connection, to: name.text)
         }
-        let channel = durableState.channels[name.text]
+        let channel = readableChannel(name.text)
         var recovered: Bool?
         var missed: [Publication] = []
         if let since {
@@ -62,7 +62,7 @@ extension HuddleCore {
               channel.lastOffset - since.offset <= UInt64(max(configuration.maxRecoveredPublications, 0))
         else { return nil }
         guard since.offset < channel.lastOffset else { return [] }
-        return (since.offset + 1...channel.lastOffset).map { channel.publication(at: $0, channel: name.text) }
+        return (since.offset + 1...channel.lastOffset).map { readable(channel.publication(at: $0, channel: name.text)) }
     }
 
     func unsubscribe(_ connection: ConnectionRef, requestID: String, channel text: String, into step: inout CoreStep) {
@@ -206,7 +206,7 @@ extension HuddleCore {
     }
 
     private func historyPage(of name: ChannelName, before: UInt64?, limit: Int, at time: Int64) -> CoreReply {
-        guard let channel = durableState.channels[name.text] else {
+        guard let channel = readableChannel(name.text) else {
             return .history(channel: name.text, epoch: "", offset: 0, publications: [], nextBefore: nil)
         }
         let firstReadable = channel.firstReadableOffset(at: time, limit: configuration.historyLimit(for: name.namespace))
@@ -218,7 +218,7 @@ extension HuddleCore {
             let oldest = newest - firstReadable + 1 > pageSize ? newest - pageSize + 1 : firstReadable
             publications.reserveCapacity(Int(newest - oldest + 1))
             for offset in stride(from: newest, through: oldest, by: -1) {
-                publications.append(channel.publication(at: offset, channel: name.text))
+                publications.append(readable(channel.publication(at: offset, channel: name.text)))
             }
             nextBefore = oldest > firstReadable ? oldest : nil
         }

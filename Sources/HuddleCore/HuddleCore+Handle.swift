@@ -77,6 +77,8 @@ extension HuddleCore {
             tick(at: time, into: &step)
         case .expireActivities:
             expireActivities(at: time, into: &step)
+        case .continueErasure:
+            continueErasure(at: time, into: &step)
         case .recordSessionsSeen:
             recordSessionsSeen(at: time, into: &step)
         // Passwords.

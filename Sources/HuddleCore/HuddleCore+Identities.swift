@@ -80,15 +80,22 @@ extension HuddleCore {
         if durableState.identities.isSpent(nonce: nonce, issuer: identity.issuer) {
             return CoreError(.nonceReused, "this token's nonce was used already; get a new token")
         }
-        if !durableState.identities.canSpendNonce(at: time, bound: configuration.maxSpentNonces) {
+        let key = IdentityKey(issuer: identity.issuer, subject: identity.subject)
+        switch durableState.identities.spentNonces.refusal(
+            for: key, at: time, bound: configuration.maxSpentNonces, perIdentity: configuration.maxSpentNoncesPerIdentity)
+        {
+        case nil: return nil
+        case .identityFull(let wait):
+            let error = "this identity signed in \(configuration.maxSpentNoncesPerIdentity) times with tokens that are still valid; try again later"
+            return CoreError(.tooManyAttempts, error, retryAfterMilliseconds: wait)
+        case .storeFull:
             return CoreError(.busy, "too many sign-ins are in flight; try again later", retryAfterMilliseconds: configuration.spentNoncesRetryMilliseconds)
         }
-        return nil
     }
 
     private func spendNonce(of identity: VerifiedIdentity, at time: Int64, into step: inout CoreStep) {
         guard let nonce = identity.nonce else { return }
-        record(.spendNonce(issuer: identity.issuer, nonce: nonce, expiresAt: identity.expiresAt, time: time), into: &step)
+        record(.spendNonce(issuer: identity.issuer, subject: identity.subject, nonce: nonce, expiresAt: identity.expiresAt, time: time), into: &step)
     }
 
     /// The username and email of the account a first sign-in makes. An app token names its user

@@ -11,8 +11,8 @@ extension HuddleCore {
     /// afterwards.
     struct PriorFacts {
         var pointExisted = false
-        /// `eraseUser`: the publications it turns into tombstones (told to their subscribers), and
-        /// the photos nobody else owns (removed from disk by the deciding node).
+        /// `eraseChannels`: the publications it turns into tombstones (told to their subscribers);
+        /// `eraseUser`: the photos nobody else owns (removed from disk by the deciding node).
         var erasedPublications: [(channel: String, offset: UInt64)] = []
         var orphanedPhotos: [String] = []
     }
@@ -22,8 +22,9 @@ extension HuddleCore {
         case let .putMemoryPoint(_, memory, point, _):
             return PriorFacts(pointExisted: durableState.memories[memory]?.point(point.id) != nil)
         case let .eraseUser(user, _):
-            let facts = erasureFacts(of: user)
-            return PriorFacts(erasedPublications: facts.removed, orphanedPhotos: facts.orphanedPhotos)
+            return PriorFacts(orphanedPhotos: orphanedPhotos(of: user))
+        case let .eraseChannels(user, channels, _):
+            return PriorFacts(erasedPublications: erasedPublications(of: user, in: channels))
         default:
             return PriorFacts()
         }
@@ -122,7 +123,10 @@ extension HuddleCore {
             tellRemoval(of: offset, in: channel, at: time, into: &step)
         case let .eraseUser(user, time):
             close(connections.connections(of: user), reason: Self.accountDeletedReason, at: time, into: &step)
+        case let .eraseChannels(_, _, time):
             for (channel, offset) in prior.erasedPublications { tellRemoval(of: offset, in: channel, at: time, into: &step) }
+        case .finishErasure:
+            break
         case let .removeComment(id, comment, time):
             guard let post = durableState.feed[id] else { break }
             tellViewers(of: post.author, .commentRemoved(post: id, author: post.author, comment: comment, comments: post.comments.count, time: time), into: &step)

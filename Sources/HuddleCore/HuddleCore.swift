@@ -47,6 +47,8 @@ public final class HuddleCore {
     var passwordResetThrottle = PasswordResetThrottle()
     /// When `tick` next forgets expired kept results (the first tick after a start does).
     var nextKeptResultSweep: Int64 = .min
+    /// Where this node, deciding the chunks of pending erasures, is in each one's channels.
+    var erasureScans: [Username: ErasureScan] = [:]
 
     public convenience init(configuration: CoreConfiguration = .init()) {
         self.init(configuration: configuration, restoring: CoreDurableState())
@@ -78,6 +80,7 @@ public final class HuddleCore {
         for session in state.sessions.byTokenHash.values { schedulePurge(of: session) }
         historyExpiries = HistoryExpiries()
         scheduleEveryHistoryExpiry()
+        erasureScans = [:]
     }
 
     /// Applies a durable change: the replay path, and what `handle` does with the commands it
@@ -192,8 +195,10 @@ public final class HuddleCore {
             durableState.identities.link(identity, to: username)
         case let .unlinkIdentity(username, issuer, subject, _):
             durableState.identities.unlink(IdentityKey(issuer: issuer, subject: subject), of: username)
-        case let .spendNonce(issuer, nonce, expiresAt, time):
-            durableState.identities.spend(nonce: nonce, issuer: issuer, until: expiresAt, at: time, bound: configuration.maxSpentNonces)
+        case let .spendNonce(issuer, subject, nonce, expiresAt, time):
+            durableState.identities.spend(
+                nonce: nonce, issuer: issuer, subject: subject, until: expiresAt, at: time, bound: configuration.maxSpentNonces,
+                perIdentity: configuration.maxSpentNoncesPerIdentity)
         // Profiles and sessions.
         case let .setProfile(user, displayName, avatar, _):
             displayNames.replace(durableState.profiles[user].displayName, with: displayName, of: user)
@@ -233,6 +238,11 @@ public final class HuddleCore {
             durableState.channels.remove(channel, at: offset)
         case let .eraseUser(username, time):
             eraseUser(username, at: time)
+        case let .eraseChannels(username, channels, _):
+            eraseChannels(channels, of: username)
+        case let .finishErasure(username, _):
+            durableState.erasures.finish(username)
+            erasureScans[username] = nil
         case let .removeComment(post, comment, _):
             durableState.feed.removeComment(comment, from: post)
         }

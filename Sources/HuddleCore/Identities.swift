@@ -25,21 +25,19 @@ public enum IdentityIssuer {
 }
 
 /// Which account each identity signs into, each account's identities, and the ID-token nonces
-/// already spent (until their token's `exp`, so a captured token cannot be replayed while it is
-/// valid).
+/// already spent (`SpentNonces`).
 ///
 /// Per user it holds the user's linked identities (issuer, subject, linked at); nonces are kept
-/// by issuer, not by user (a nonce proves nothing about who sent it).
+/// by issuer and identity, not by user (a first sign-in spends one before any account exists).
 public struct Identities: Sendable, Equatable {
     private(set) var owners: [IdentityKey: Username] = [:]
     private var byUser: [Username: [LinkedIdentity]] = [:]
-    /// `issuer` + NUL + `nonce` → the token's expiry, milliseconds.
-    private(set) var spentNonces: [String: Int64] = [:]
+    private(set) var spentNonces = SpentNonces()
 
     public init() {}
 
     public var count: Int { owners.count }
-    public var isEmpty: Bool { owners.isEmpty && spentNonces.isEmpty }
+    public var isEmpty: Bool { owners.isEmpty && spentNonces.count == 0 }
     public var spentNonceCount: Int { spentNonces.count }
 
     public func owner(of key: IdentityKey) -> Username? { owners[key] }
@@ -47,7 +45,7 @@ public struct Identities: Sendable, Equatable {
     /// The user's identities, oldest link first.
     public func identities(of user: Username) -> [LinkedIdentity] { byUser[user] ?? [] }
 
-    public func isSpent(nonce: String, issuer: String) -> Bool { spentNonces[Self.nonceKey(issuer, nonce)] != nil }
+    public func isSpent(nonce: String, issuer: String) -> Bool { spentNonces.contains(nonce: nonce, issuer: issuer) }
 
     mutating func link(_ identity: LinkedIdentity, to user: Username) {
         guard owners[identity.key] == nil else { return }
@@ -62,21 +60,8 @@ public struct Identities: Sendable, Equatable {
         if byUser[user]?.isEmpty == true { byUser[user] = nil }
     }
 
-    /// Spends a nonce until `expiresAt`; nonces whose tokens expired by `time` are forgotten
-    /// first once `bound` is reached (they can no longer be replayed: their token is refused as
-    /// expired).
-    mutating func spend(nonce: String, issuer: String, until expiresAt: Int64, at time: Int64, bound: Int) {
-        if spentNonces.count >= bound { forgetNonces(expiredBy: time) }
-        spentNonces[Self.nonceKey(issuer, nonce)] = expiresAt
-    }
-
-    /// Whether a nonce spent at `time` fits under `bound`, counting those that would be forgotten.
-    func canSpendNonce(at time: Int64, bound: Int) -> Bool {
-        spentNonces.count < bound || spentNonces.values.contains { $0 <= time }
-    }
-
-    mutating func forgetNonces(expiredBy time: Int64) {
-        spentNonces = spentNonces.filter { $0.value > time }
+    mutating func spend(nonce: String, issuer: String, subject: String?, until expiresAt: Int64, at time: Int64, bound: Int, perIdentity: Int) {
+        spentNonces.spend(nonce: nonce, issuer: issuer, subject: subject, until: expiresAt, at: time, bound: bound, perIdentity: perIdentity)
     }
 
     /// Account deletion: the user's identities are free to sign up again.
@@ -88,8 +73,6 @@ public struct Identities: Sendable, Equatable {
     public func exported(for user: Username) -> JSONValue {
         .array(identities(of: user).map(\.json))
     }
-
-    private static func nonceKey(_ issuer: String, _ nonce: String) -> String { issuer + "\u{0}" + nonce }
 }
 
 extension LinkedIdentity: PersistedValue {
@@ -107,9 +90,7 @@ extension Identities: PersistedValue {
             ("users", .array(byUser.keys.sorted().map { user in
                 .record([("username", user.persisted), ("identities", byUser[user]!.persisted)])
             })),
-            ("nonces", .array(spentNonces.keys.sorted().map { key in
-                .record([("key", key.persisted), ("expiresAt", spentNonces[key]!.persisted)])
-            })),
+            ("nonces", spentNonces.persisted),
         ])
     }
 
@@ -123,8 +104,6 @@ extension Identities: PersistedValue {
                 link(identity, to: user)
             }
         }
-        for fields in try f.objects("nonces", "Identities.nonce") {
-            spentNonces[try fields("key")] = try fields("expiresAt")
-        }
+        spentNonces = try f("nonces")
     }
 }

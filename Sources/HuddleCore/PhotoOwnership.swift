@@ -52,6 +52,11 @@ public struct PhotoOwnership: Sendable, Equatable {
         byHash.filter { $0.value.owners.contains(user) }.map(\.key).sorted()
     }
 
+    /// The photos `erase(user)` would leave nobody owning, sorted.
+    func orphanedByErasing(_ user: Username) -> [String] {
+        byHash.filter { $0.value.owners == [user] }.map(\.key).sorted()
+    }
+
     /// Account deletion: the user owns no photo any more. Returns the hashes nobody owns now,
     /// sorted: their files may be removed from disk.
     mutating func erase(_ user: Username) -> [String] {

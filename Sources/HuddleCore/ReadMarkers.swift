@@ -26,6 +26,13 @@ public struct ReadMarkers: Sendable, Equatable {
         if offset > self.offset(of: user, in: channel) { offsetsByUser[user, default: [:]][channel] = offset }
     }
 
+    /// Account deletion: `reader`'s marker in a channel dropped with the deleted user, so a
+    /// channel of that name made later starts unread from its first offset.
+    mutating func forget(_ channel: String, of reader: Username) {
+        offsetsByUser[reader]?[channel] = nil
+        if offsetsByUser[reader]?.isEmpty == true { offsetsByUser[reader] = nil }
+    }
+
     /// Account deletion: the user's markers, and everyone's in `channels` (the rooms dropped
     /// with the user), so a room of that name made later starts unread from its first offset.
     mutating func erase(_ user: Username, droppedChannels channels: Set<String>) {

@@ -53,6 +53,7 @@ extension CoreRunner {
             }
         }
         sendOutbox()
+        continueErasure(afterChunk: true)
     }
 
     private func appendTurn(_ commands: [CoreCommand]) {

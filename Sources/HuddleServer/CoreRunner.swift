@@ -86,6 +86,10 @@ final class CoreRunner: @unchecked Sendable {
     /// drops every older snapshot and log segment, so nothing on disk holds what was deleted
     /// (protocol.md, "Deletion and retention"), instead of waiting for the snapshot interval.
     private var erasureSnapshotOwed = false
+    /// A chunk of a pending erasure was asked for this turn: the next one is asked for after it
+    /// (`continueErasure`), else at the next tick.
+    var erasureChunkAsked = false
+    var erasureChunkQueued = false
     private var snapshotForgetsTheFallback = false
     var budgets: UsageBudgets
     /// Where a turn's commands are logged: the persistence, or in the rollback test a log that
@@ -244,7 +248,10 @@ final class CoreRunner: @unchecked Sendable {
             refuse(request, from: connection, requestID, refusal)
             return
         }
+        if case .continueErasure = request.body { erasureChunkAsked = true }
+        let erasureBegan = request.body.mayErase ? MonotonicClock.nanoseconds() : 0
         let step = core.handle(request, at: WallClock.milliseconds())
+        if erasureBegan != 0 { observeErasure(step.commands, since: erasureBegan) }
         var handled = HandledRequest(request: request, step: step, op: op, submitted: submitted)
         if request.effect == .pagedRead, step.commands.isEmpty { handled.routed = routeRead(handled) }
         turn.append(handled)
@@ -275,6 +282,7 @@ final class CoreRunner: @unchecked Sendable {
         // Every node: each logs the sessions it saw itself.
         process(.recordSessionsSeen, op: nil, submitted: 0)
         releaseCaughtUpSignIns()  // those out of time
+        continueErasure(afterChunk: false)
         guard let persistence else { return }  // cluster mode: writes come back with the writer
         do {
             try persistence.tick()
@@ -320,6 +328,7 @@ final class CoreRunner: @unchecked Sendable {
         }
         routeTurn()
         sendOutbox()  // with an empty turn, the refusals answered without the core
+        continueErasure(afterChunk: true)
     }
 
     /// Logs the turn's commands and routes its outputs into the outbox, or, if the log refuses
@@ -337,7 +346,7 @@ final class CoreRunner: @unchecked Sendable {
             do {
                 try appendToLog(commands)
                 if commands.contains(where: { $0.erasesContent }) {
-                    erasureSnapshotOwed = true
+                    if commands.contains(where: { $0.owesSnapshot }) { erasureSnapshotOwed = true }
                     countDeletions(in: commands)
                 }
             } catch {

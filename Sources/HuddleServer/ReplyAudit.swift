@@ -79,7 +79,8 @@ extension CoreRequest {
         case .operation, .beginSignUp, .beginLogin, .authenticate, .serverPublish, .disconnectUser, .authorizePhotoUpload,
              .recordPhoto, .authorizePhotoRead, .exportArchive, .connectionOpened, .connectionClosed, .tick, .expireActivities, .recordSessionsSeen,
              .finishPasswordChange, .requestPasswordReset, .beginPasswordReset, .finishPasswordReset,
-             .presenceElsewhere, .nodeGone, .localTick, .identityVerified, .moderation, .removeContent, .deleteUser, .finishAccountDeletion:
+             .presenceElsewhere, .nodeGone, .localTick, .identityVerified, .moderation, .removeContent, .deleteUser, .finishAccountDeletion,
+             .continueErasure:
             false
         }
     }

@@ -54,6 +54,8 @@ public struct ServerConfiguration: Sendable {
 
     /// The core's own settings (presence grace, history limits, login throttling).
     public var core = CoreConfiguration()
+    /// Between two chunks of a deleted user's channels (`--erasure-chunk-interval`); 0: at once.
+    public var erasureChunkIntervalMilliseconds: Int64 = 0
 
     /// Whether to negotiate RFC 7692 permessage-deflate when a client offers it.
     public var permessageDeflate: Bool = true

@@ -99,6 +99,10 @@ struct Serve: ParsableCommand {
     var userReadBytes: Int = 4 * 1024 * 1024
     @Option(help: "Bytes one user may publish to rooms per day (bursts of a quarter of it).")
     var roomBytesPerUser: Int = 64 * 1024 * 1024
+    @Option(help: "Most work one chunk of a deleted user's channels does in a core turn: a publication looked at or dropped is 1, a channel name 20.")
+    var erasureChunkWork: Int = 20_000
+    @Option(help: "Milliseconds between two chunks of a deleted user's channels (0: each follows the other at once, other requests in between).")
+    var erasureChunkInterval: Int = 0
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
     @Option(help: "Log line format: text (message, then key=value details), or json (one object per line, for log shippers).")
@@ -184,6 +188,9 @@ struct Serve: ParsableCommand {
         guard rateLimit > 0 else { throw ValidationError("--rate-limit must be positive") }
         // Fair shares. A burst must hold one publication of the largest data (16 KiB).
         guard userRateLimit > 0 else { throw ValidationError("--user-rate-limit must be positive") }
+        guard erasureChunkWork >= 1, erasureChunkInterval >= 0 else {
+            throw ValidationError("--erasure-chunk-work must be at least 1, --erasure-chunk-interval at least 0")
+        }
         guard userPublishBytes >= 4096, userReadBytes >= 4096, roomBytesPerUser >= 65536 else {
             throw ValidationError("--user-publish-bytes and --user-read-bytes must be at least 4096, --room-bytes-per-user at least 65536")
         }
@@ -254,6 +261,8 @@ struct Serve: ParsableCommand {
         config.userReadBytesPerSecond = Double(userReadBytes)
         config.userReadBytesBurst = Double(userReadBytes) * 4
         config.core.roomBytesPerDay = roomBytesPerUser
+        config.core.erasureChunkWork = erasureChunkWork
+        config.erasureChunkIntervalMilliseconds = Int64(erasureChunkInterval)
         config.core.roomBytesBurst = roomBytesPerUser / 4
         config.dataDirectory = dataDir
         config.summaryIntervalMilliseconds = summaryInterval * 1000

@@ -168,6 +168,8 @@ import Testing
                 step(.publish(eve, requestID: "ep", channel: "room:lobby", type: "message", data: "\"eve\"", clientID: nil))
                 step(.likePost(eve, requestID: "el", post: 1, liked: true))
                 step(.deleteUser(requestID: "ed", username: "eve"))
+                // Her channels go in a chunk the server asks for after the deletion's turn.
+                step(.continueErasure)
                 // A keyed comment, retried: kept once, the retry changes nothing.
                 for _ in 0..<2 {
                     step(.keyed(connections["alice"]!, requestID: "kc", op: "comment", clientID: "c-1",
@@ -249,6 +251,8 @@ import Testing
             // Moderation and deletion.
             case .removePublication: kinds.insert("removePublication")
             case .eraseUser: kinds.insert("eraseUser")
+            case .eraseChannels: kinds.insert("eraseChannels")
+            case .finishErasure: kinds.insert("finishErasure")
             case .removeComment: break  // ProtocolRemovalTests drives it through the real server
             }
         }
@@ -270,7 +274,7 @@ import Testing
             // Moderation.
             "suspend", "unsuspend", "fileReport", "resolveReport",
             // Moderation and deletion.
-            "removePublication", "eraseUser",
+            "removePublication", "eraseUser", "eraseChannels", "finishErasure",
         ])
         #expect(state.accounts["carol"]?.credentials?.hash == [9, 9] && state.accounts["dave"]?.credentials?.hash == [9, 9])
         #expect(state.passwordResets.count == 0)

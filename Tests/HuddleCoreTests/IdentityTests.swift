@@ -92,4 +92,28 @@ import Testing
         #expect(harness.handle(Self.request(harness.connect(), .signIn(username: "u9x"), Self.identity("n9", nonce: "c"), session: harness.newSession())).errorCode == nil)
         #expect(harness.core.durableState.identities.spentNonceCount == 1)
     }
+
+    @Test func oneIdentitysSpentNoncesAreBoundedApartFromTheStore() throws {
+        var configuration = CoreConfiguration()
+        configuration.maxSpentNoncesPerIdentity = 2
+        let harness = CoreHarness(configuration: configuration)
+        for nonce in ["a", "b"] {
+            #expect(harness.handle(Self.request(harness.connect(), .signIn(username: "eve"), Self.identity("e1", nonce: nonce), session: harness.newSession())).errorCode == nil)
+        }
+        harness.advance(1000)
+        let refused = harness.handle(Self.request(harness.connect(), .signIn(username: "eve"), Self.identity("e1", nonce: "c"), session: harness.newSession()))
+        #expect(refused.errorCode == .tooManyAttempts)
+        #expect(refused.error?.retryAfterMilliseconds == 599_000, "until eve's oldest token expires")
+        #expect(harness.handle(Self.request(harness.connect(), .signIn(username: "fay"), Self.identity("f1", nonce: "d"), session: harness.newSession())).errorCode == nil)
+        // The count per identity is rebuilt by a replay and by a snapshot.
+        #expect(harness.replayed().durableState == harness.core.durableState)
+        let restored = try CoreDurableState(snapshotPayload: harness.core.durableState.snapshotPayload)
+        #expect(restored == harness.core.durableState)
+        let eve = IdentityKey(issuer: Self.issuer, subject: "e1")
+        #expect(restored.identities.spentNonces.refusal(for: eve, at: CoreHarness.startTime, bound: 100, perIdentity: 2) != nil)
+        // Once eve's tokens expire her nonces make room for new ones, hers alone.
+        harness.advance(600_000)
+        #expect(harness.handle(Self.request(harness.connect(), .signIn(username: "eve"), Self.identity("e1", nonce: "c"), session: harness.newSession())).errorCode == nil)
+        #expect(harness.core.durableState.identities.spentNonceCount == 2, "eve's two expired nonces went, fay's stays")
+    }
 }

@@ -127,7 +127,8 @@ import Testing
         let events = try world.bob.eventsBeforeBarrier()
         let notices = events.filter { $0["event"] as? String == "publication" && $0["channel"] as? String == "inbox:bob" }.compactMap { $0["type"] as? String }
         #expect(notices.suffix(2) == ["friend_removed", "match_ended"], "\(notices)")
-        let removal = try #require(events.first { $0["event"] as? String == "publication_removed" })
+        // Her room message goes with the first chunk of her channels, a turn after the deletion's.
+        let removal = try events.first { $0["event"] as? String == "publication_removed" } ?? world.bob.nextEvent("publication_removed")
         #expect(removal["channel"] as? String == "room:lobby" && JSON.int(removal["offset"]) == 2, "\(removal)")
         try expectAliceIsGone(world, port: server.port, data: data)
         // A snapshot follows a deletion at once, and drops the older one and the log before it:
@@ -176,6 +177,43 @@ import Testing
         try await server.kill9()
         let restarted = try await startHuddle(["--api-key", Self.key], dataDirectory: data)
         try expectAliceIsGone(world, port: restarted.port, data: data)
+        #expect(try await restarted.stop() == 0)
+    }
+
+    /// protocol.md "Deletion and retention": her channels go in chunks after the deletion's turn
+    /// (one channel each, 300 ms apart here), reads show them erased at once, and a kill -9
+    /// between two chunks leaves the erasure pending in the log: the restarted server finishes it.
+    @Test func anErasureCutByAKill9IsFinishedAfterTheRestart() async throws {
+        let data = try ServerProcess.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let arguments = ["--api-key", Self.key, "--erasure-chunk-work", "1", "--erasure-chunk-interval", "300"]
+        let server = try await startHuddle(arguments, dataDirectory: data, fsync: "always")
+        let world = try populate(port: server.port)
+        let clubs = (0..<6).map { "room:club\($0)" }
+        for club in clubs {
+            try world.alice.publish(club, "alice in \(club)")
+            try world.bob.publish(club, "bob in \(club)")
+        }
+        try world.alice.ok("account_delete", ["password": ProtocolClient.password])
+        try await server.waitForLog("erasure chunk")
+        // Before the chunks are done, bob already reads her as gone.
+        let chat = try world.bob.ok("history", ["channel": Self.chat])
+        #expect(chat["epoch"] as? String == "" && (chat["publications"] as? [JSONObject])?.isEmpty == true, "\(chat)")
+        for club in clubs { #expect(!JSON.text(try world.bob.ok("history", ["channel": club])).contains("alice"), "\(club)") }
+        #expect(!server.logText.contains("erasure finished"), "the kill lands between two chunks")
+        try await server.kill9()
+
+        let restarted = try await startHuddle(arguments, dataDirectory: data, fsync: "always")
+        try await restarted.waitForLog("erasure finished", timeout: 30)
+        try expectAliceIsGone(world, port: restarted.port, data: data)
+        let bob = try ProtocolClient(port: restarted.port)
+        _ = try bob.login("bob")
+        for club in clubs {
+            let page = try bob.ok("history", ["channel": club])
+            #expect(!JSON.text(page).contains("alice") && (page["publications"] as? [JSONObject])?.count == 2, "\(page)")
+        }
+        let metrics = try PrometheusText.fetch(port: restarted.port)
+        #expect((metrics.value("huddle_erasure_chunks_total") ?? 0) >= 1, "the restarted server erased what was left")
         #expect(try await restarted.stop() == 0)
     }
 }

@@ -109,6 +109,27 @@ import Testing
         #expect(!log.contains(withNonce) && !log.contains(String(withNonce.split(separator: ".")[1])), "a token is never logged")
     }
 
+    /// protocol.md "Limits", spent ID-token nonces: one identity signing in again and again with
+    /// fresh nonces meets its own bound, not the server's, so others still sign in.
+    @Test func anIdentityAtItsSpentNonceBoundHoldsUpNobodyElse() async throws {
+        let idp = try Self.issuerServer()
+        defer { idp.stop() }
+        let server = try await startHuddle(["--oidc-issuer", idp.flag(audience: Self.audience)])
+        func signIn(_ subject: String, nonce: String) -> [String: Any] {
+            ["token": Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: subject, nonce: nonce)), "nonce": nonce, "username": subject]
+        }
+        for index in 0..<20 { _ = try ProtocolClient(port: server.port).ok("identity_signin", signIn("eve", nonce: "eve-\(index)")) }
+        let refused = try ProtocolClient(port: server.port).failure("identity_signin", signIn("eve", nonce: "eve-20"))
+        #expect(refused["code"] as? String == "too_many_attempts")
+        let wait = try #require(JSON.int(refused["retry_after_ms"]))
+        #expect(wait > 0 && wait <= 660_000, "until eve's oldest token expires")
+        // Another identity's first and later sign-ins go on.
+        _ = try ProtocolClient(port: server.port).ok("identity_signin", signIn("fay", nonce: "fay-0"))
+        _ = try ProtocolClient(port: server.port).ok("identity_signin", signIn("fay", nonce: "fay-1"))
+        let metrics = try PrometheusText.fetch(port: server.port)
+        #expect(metrics.value("huddle_errors_total", ["code": "too_many_attempts"]) == 1)
+    }
+
     @Test func aRotatedKeyIsPickedUpAndUnknownKeyIdsCannotHammerTheIssuer() async throws {
         let idp = try Self.issuerServer(keys: [Self.rsa])
         let throttled = try Self.issuerServer("https://slow-idp.test", keys: [Self.rsa])
@@ -271,12 +292,21 @@ import Testing
         _ = try ProtocolClient(port: server.port).ok("identity_signin", ["token": used, "nonce": "once", "username": "kim"])
         let (lee, _) = try ProtocolClient.signedUp("lee", port: server.port)
         _ = try lee.ok("identity_link", ["token": Self.ec.sign(Self.claims(issuer: idp.issuer, subject: "lee-1"))])
+        // pat spends the 20 nonces one identity may hold at once.
+        func patSignIn(_ index: Int) -> [String: Any] {
+            ["token": Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: "pat-1", nonce: "pat-\(index)")), "nonce": "pat-\(index)", "username": "pat"]
+        }
+        for index in 0..<20 { _ = try ProtocolClient(port: server.port).ok("identity_signin", patSignIn(index)) }
         if kill9 { try await server.kill9() } else { try await server.stop() }
         let restarted = try await startHuddle(arguments, dataDirectory: data, fsync: "always")
         defer { Task { try? await restarted.stop() } }
         #expect(try ProtocolClient(port: restarted.port).errorCode("identity_signin", ["token": used, "nonce": "once"]) == "nonce_reused")
-        let kim = try ProtocolClient(port: restarted.port).ok("identity_signin", ["token": Self.ec.sign(Self.claims(issuer: idp.issuer, subject: "kim-1"))])
+        let kimClient = try ProtocolClient(port: restarted.port)
+        let kim = try kimClient.ok("identity_signin", ["token": Self.ec.sign(Self.claims(issuer: idp.issuer, subject: "kim-1"))])
         #expect((kim["user"] as? JSONObject)?["username"] as? String == "kim")
+        // kim's identity is still her only way to sign in; pat's nonces still count.
+        #expect(try kimClient.errorCode("identity_unlink", ["issuer": idp.issuer, "subject": "kim-1"]) == "last_sign_in_method")
+        #expect(try ProtocolClient(port: restarted.port).errorCode("identity_signin", patSignIn(20)) == "too_many_attempts")
         let lees = try ProtocolClient(port: restarted.port).ok("identity_signin", ["token": Self.rsa.sign(Self.claims(issuer: idp.issuer, subject: "lee-1"))])
         #expect((lees["user"] as? JSONObject)?["username"] as? String == "lee")
     }
