@@ -718,7 +718,7 @@ export class HuddleClient {
     const chunks = [];
     let received = 0;
     const incomplete = (why) => new HuddleError('download_incomplete',
-      `the archive stopped after ${received} of ${total ?? 'unknown'} bytes (${why}): download it again`, { received, total });
+      `the archive stopped after ${received}${total === null ? '' : ` of ${total}`} bytes (${why}): download it again`, { received, total });
     const take = (chunk) => {
       chunks.push(chunk);
       received += chunk.byteLength;
