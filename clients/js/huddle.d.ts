@@ -208,6 +208,10 @@ export declare class HuddleClient {
 
   uploadPhoto(bytes: Blob | ArrayBuffer | ArrayBufferView): Promise<{ hash: string; size: number }>;
   photo(hash: string): Promise<Blob>;
+  /** The export archive (`GET /api/v1/export`): a tar of export.json and the photos. Rejects with
+   * `download_incomplete` when the body ends short of its Content-Length; with the server's
+   * `exports_limited`/`too_many_exports` (429, `retryAfterMs`) or `invalid_token`/`token_expired` (401: sign in again). */
+  exportArchive(options?: { onProgress?: (progress: ExportProgress) => void }): Promise<ExportArchive>;
 }
 
 export default HuddleClient;
@@ -219,3 +223,7 @@ export interface OwnProfile { username: string; display_name: string | null; ava
 export interface Session {
   id: string; device: string | null; created_at: number; last_seen_at: number; expires_at: number; connected: boolean; current: boolean;
 }
+/** `received` bytes of the archive so far, of `total` (its Content-Length; null when a proxy dropped it). */
+export interface ExportProgress { received: number; total: number | null }
+/** The archive as `filename` (`huddle-export-USERNAME.tar`): a Blob in a page, bytes elsewhere (Node, React Native). */
+export type ExportArchive = { filename: string; size: number } & ({ blob: Blob; bytes?: undefined } | { bytes: Uint8Array; blob?: undefined });

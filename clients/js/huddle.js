@@ -32,7 +32,7 @@ export const SAFE_TO_REPEAT = Object.freeze(new Set([
 ]));
 
 /** A refused request (the reply's `error`), or the client's own failure (`connection_lost`,
- * `timeout`, `closed`, `overloaded`). */
+ * `timeout`, `closed`, `overloaded`, `download_incomplete`). */
 export class HuddleError extends Error {
   /** @param {string} code @param {string} message @param {Record<string, unknown>} [details] */
   constructor(code, message, details = {}) {
@@ -681,32 +681,76 @@ export class HuddleClient {
     return url.origin;
   }
 
+  /** `fetch` of one of the server's HTTP APIs with the session token; any status but 2xx
+   * rejects with the body's HuddleError (`what` says what needed the sign-in). */
+  async authorizedFetch(path, what, init = {}) {
+    if (!this.token) throw new HuddleError('not_authenticated', `sign in before ${what}`);
+    let response;
+    try {
+      response = await fetch(this.httpBase() + path, { ...init, headers: { ...init.headers, Authorization: 'Bearer ' + this.token } });
+    } catch (error) {
+      throw new HuddleError('connection_lost', `no answer from the server (${error.message})`);
+    }
+    if (!response.ok) await httpResult(response);
+    return response;
+  }
+
   /** Uploads a photo's bytes (Blob, ArrayBuffer or typed array); resolves with {hash, size}. */
   async uploadPhoto(bytes) {
-    if (!this.token) throw new HuddleError('not_authenticated', 'sign in before uploading photos');
-    const response = await fetch(this.httpBase() + '/api/v1/photos', {
-      method: 'PUT', headers: { Authorization: 'Bearer ' + this.token }, body: bytes,
-    });
-    return httpResult(response);
+    return httpResult(await this.authorizedFetch('/api/v1/photos', 'uploading photos', { method: 'PUT', body: bytes }));
   }
 
   /** Fetches a photo the user owns; resolves with a Blob. */
   async photo(hash) {
-    if (!this.token) throw new HuddleError('not_authenticated', 'sign in before fetching photos');
-    const response = await fetch(this.httpBase() + '/api/v1/photos/' + encodeURIComponent(hash), {
-      headers: { Authorization: 'Bearer ' + this.token },
-    });
-    if (!response.ok) await httpResult(response);
-    return response.blob();
+    return (await this.authorizedFetch('/api/v1/photos/' + encodeURIComponent(hash), 'fetching photos')).blob();
+  }
+
+  /** `GET /api/v1/export`: the archive of everything the server holds about the user (a tar of
+   * export.json and the photos), read as it arrives; `onProgress({ received, total })` after
+   * each piece. Resolves with `{ filename, size, blob }` in a page (a `document` exists) and
+   * `{ filename, size, bytes }` elsewhere (Node, React Native). A body shorter than its
+   * Content-Length is a failed download (`download_incomplete`), never a short archive. */
+  async exportArchive({ onProgress } = {}) {
+    const response = await this.authorizedFetch('/api/v1/export', 'downloading your data');
+    const filename = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1] ?? 'huddle-export.tar';
+    const length = response.headers.get('Content-Length');
+    const total = length === null ? null : Number(length);
+    const chunks = [];
+    let received = 0;
+    const incomplete = (why) => new HuddleError('download_incomplete',
+      `the archive stopped after ${received}${total === null ? '' : ` of ${total}`} bytes (${why}): download it again`, { received, total });
+    const take = (chunk) => {
+      chunks.push(chunk);
+      received += chunk.byteLength;
+      if (onProgress) this.safely(() => onProgress({ received, total }));
+    };
+    try {
+      const reader = response.body?.getReader?.();
+      if (reader) for (let step = await reader.read(); !step.done; step = await reader.read()) take(step.value);
+      else take(new Uint8Array(await response.arrayBuffer())); // React Native's fetch does not stream
+    } catch (error) {
+      throw incomplete(error.message);
+    }
+    if (total !== null && received !== total) throw incomplete('the connection closed early');
+    const type = response.headers.get('Content-Type') ?? 'application/x-tar';
+    if (globalThis.document && typeof Blob === 'function') return { filename, size: received, blob: new Blob(chunks, { type }) };
+    const bytes = new Uint8Array(received);
+    let at = 0;
+    for (const chunk of chunks) { bytes.set(chunk, at); at += chunk.byteLength; }
+    return { filename, size: received, bytes };
   }
 }
 
+/** A reply of the HTTP APIs: the JSON body, or its `error` as a HuddleError (`status` the HTTP
+ * status; a 429 without `retry_after_ms` in the body takes it from `Retry-After`). */
 async function httpResult(response) {
   let body = {};
   try { body = await response.json(); } catch { /* not JSON */ }
   if (response.ok) return body;
   const { code = 'http_' + response.status, message = response.statusText, ...details } = body.error ?? {};
-  throw new HuddleError(code, message, details);
+  const retryAfter = Number(response.headers.get('Retry-After'));
+  if (details.retry_after_ms === undefined && retryAfter > 0) details.retry_after_ms = retryAfter * 1000;
+  throw new HuddleError(code, message, { status: response.status, ...details });
 }
 
 /** The object without its undefined members (optional arguments left out). */

@@ -66,6 +66,11 @@ const PLAIN_REFUSALS = {
   too_many_reports: 'You have too many reports waiting for the moderators.',
   reports_limited: 'You sent many reports just now.',
   too_many_attempts: 'Too many attempts.',
+  exports_limited: 'You downloaded your data a moment ago: one download a minute.',
+  too_many_exports: 'Many people are downloading their data right now.',
+  download_incomplete: 'The download broke off before the end, so nothing was saved.',
+  invalid_token: 'Your session has ended: sign in again.',
+  token_expired: 'Your session expired: sign in again.',
   connection_lost: 'The connection dropped before the answer: try again.',
   timeout: 'No answer from the server: try again.',
   closed: 'You are signed out.',
@@ -226,6 +231,7 @@ function leave() {
   // Photos fetched with this session are not the next user's to see.
   for (const url of photoURLs.values()) url.then((u) => URL.revokeObjectURL(u), () => {});
   photoURLs.clear();
+  forgetArchive();
   closeRoom('Pick a friend to chat with.');
   $('app').hidden = true;
   $('logout').hidden = true;
@@ -850,6 +856,58 @@ $('report-form').addEventListener('submit', async (event) => {
     notify('Thank you: your report went to the moderators.');
   } catch (error) {
     $('report-error').textContent = `Not reported: ${refusal(error)}`;
+  }
+});
+
+// ---- account: download my data ----
+
+/** The last archive's Blob URL: kept until the next download or sign-out, since the browser
+ * may still be saving from it after the click. */
+let archiveURL = null;
+function forgetArchive() {
+  if (archiveURL) URL.revokeObjectURL(archiveURL);
+  archiveURL = null;
+  const status = $('export-status');
+  status.textContent = '';
+  delete status.dataset.state;
+  delete status.dataset.size;
+  $('export-progress').hidden = true;
+}
+
+const kilobytes = (bytes) => `${Math.max(1, Math.round(bytes / 1024)).toLocaleString()} KB`;
+
+$('export-download').addEventListener('click', async () => {
+  const button = $('export-download');
+  const status = $('export-status');
+  const bar = $('export-progress');
+  forgetArchive();
+  button.disabled = true;
+  status.className = 'muted';
+  status.dataset.state = 'downloading';
+  status.textContent = 'Preparing your data…';
+  bar.hidden = false;
+  bar.removeAttribute('value'); // indeterminate until the first bytes
+  try {
+    const archive = await client.exportArchive({
+      onProgress: ({ received, total }) => {
+        if (!total) { status.textContent = `Downloading your data… ${kilobytes(received)}`; return; }
+        bar.value = received / total;
+        status.textContent = `Downloading your data… ${kilobytes(received)} of ${kilobytes(total)} (${Math.floor((100 * received) / total)}%)`;
+      },
+    });
+    archiveURL = URL.createObjectURL(archive.blob);
+    h('a', { href: archiveURL, download: archive.filename }).click();
+    bar.value = 1;
+    status.dataset.state = 'done';
+    status.dataset.size = String(archive.blob.size);
+    status.textContent = `Saved ${archive.filename} (${kilobytes(archive.size)}): export.json and your photos.`;
+  } catch (error) {
+    bar.hidden = true;
+    status.className = 'error';
+    status.dataset.state = 'refused';
+    status.textContent = `Not downloaded: ${refusal(error)}`;
+  } finally {
+    button.disabled = false;
   }
 });
 

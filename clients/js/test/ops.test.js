@@ -326,3 +326,59 @@ test('account export and deletion: the export holds the profile, a wrong passwor
   assert.deepEqual((await b.friends()).friends, []);
   await assert.rejects(a.login({ login: an, password: 'correct horse battery' }), { code: 'invalid_credentials' });
 });
+
+/** The files of a ustar archive, in order, as `{ name, bytes }`; throws unless every header is
+ * a ustar one and the archive ends with its two zero blocks exactly. */
+function untar(archive) {
+  const text = (from, to) => new TextDecoder().decode(archive.subarray(from, to)).replace(/\0[\s\S]*$/, '');
+  const files = [];
+  let at = 0;
+  while (archive.subarray(at, at + 512).some((byte) => byte !== 0)) {
+    assert.equal(text(at + 257, at + 263), 'ustar', `the header at ${at} is a ustar one`);
+    const size = parseInt(text(at + 124, at + 136).trim(), 8);
+    files.push({ name: text(at, at + 100), bytes: archive.subarray(at + 512, at + 512 + size) });
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  assert.equal(archive.length, at + 1024, 'two zero blocks end the archive');
+  assert.ok(archive.subarray(at).every((byte) => byte === 0));
+  return files;
+}
+
+test('export archive: export.json and the photos in a tar as long as its Content-Length, with progress; a second one at once is refused with the wait', async () => {
+  const a = await signedUp('ea');
+  await a.profileSet({ displayName: 'Archived' });
+  const photoBytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 9, 8, 7]);
+  const { hash } = await a.uploadPhoto(photoBytes);
+  const progress = [];
+  const archive = await a.exportArchive({ onProgress: (p) => progress.push(p) });
+  assert.equal(archive.filename, `huddle-export-${a.user.username}.tar`);
+  const bytes = archive.bytes ?? new Uint8Array(await archive.blob.arrayBuffer());
+  assert.equal(Boolean(archive.blob), Boolean(globalThis.document), 'a Blob in a page, bytes elsewhere');
+  const total = progress.at(-1).total;
+  assert.equal(bytes.length, total, 'as long as its Content-Length');
+  assert.equal(archive.size, total);
+  assert.deepEqual(progress.at(-1), { received: total, total });
+  assert.ok(progress.every((p, i) => i === 0 || p.received > progress[i - 1].received), 'progress only grows');
+
+  assert.equal(new TextDecoder().decode(bytes.subarray(0, 11)), 'export.json', 'the first header names export.json');
+  const files = untar(bytes);
+  assert.deepEqual(files.map((f) => f.name), ['export.json', `photos/${hash}.png`]);
+  const exported = JSON.parse(new TextDecoder().decode(files[0].bytes));
+  assert.equal(exported.account.username, a.user.username);
+  assert.equal(exported.profile.display_name, 'Archived');
+  assert.deepEqual(exported.photos.map((p) => p.hash), [hash]);
+  assert.deepEqual([...files[1].bytes], [...photoBytes]);
+
+  const refusal = await a.exportArchive().then(() => null, (error) => error);
+  assert.ok(refusal instanceof HuddleError, `refused: ${refusal}`);
+  assert.equal(refusal.code, 'exports_limited');
+  assert.equal(refusal.details.status, 429);
+  assert.ok(refusal.retryAfterMs > 0 && refusal.retryAfterMs <= 60000, `retry after ${refusal.retryAfterMs} ms`);
+
+  // Without a token, and with a revoked one (401: sign in again).
+  const stranger = makeClient();
+  await assert.rejects(stranger.exportArchive(), { code: 'not_authenticated' });
+  const revoked = a.token;
+  await a.logout();
+  await assert.rejects(makeClient({ token: revoked }).exportArchive(), (e) => e instanceof HuddleError && e.code === 'invalid_token' && e.details.status === 401);
+});

@@ -192,6 +192,23 @@ test('a position the server cannot resume from is reported as recovered: false, 
   assert.equal(seen[0].offset, 2);
 });
 
+test('an export archive that breaks off is a failed download (download_incomplete), never a short archive', async () => {
+  const proxy = await Proxy.start(serverPort);
+  try {
+    const client = await signedUp('cut', { url: proxy.url });
+    proxy.truncateResponses('/api/v1/export', 700);
+    const progress = [];
+    const error = await client.exportArchive({ onProgress: (p) => progress.push(p) }).then(() => null, (e) => e);
+    assert.equal(error?.code, 'download_incomplete', `failed: ${error}`);
+    assert.equal(error.details.received, 700);
+    assert.ok(error.details.total > 700, `of ${error.details.total}`);
+    assert.match(error.message, /^download_incomplete: the archive stopped after 700 of \d+ bytes/);
+    assert.equal(progress.at(-1).received, 700);
+  } finally {
+    proxy.close();
+  }
+});
+
 test('backoff: exponential ceilings with full jitter', () => {
   const policy = { initialDelayMs: 100, maxDelayMs: 1000 };
   assert.deepEqual([1, 2, 3, 4, 5, 40].map((a) => backoffDelay(a, policy, () => 1)), [100, 200, 400, 800, 1000, 1000]);

@@ -51,7 +51,12 @@ export class Proxy {
         this.pairs.add(pair);
         upstream.write(first);
         client.on('data', (bytes) => { if (pair.mode !== 'frozen') upstream.write(bytes); });
-        upstream.on('data', (bytes) => { if (pair.mode === 'forward') client.write(bytes); });
+        if (this.truncation && start.startsWith(`GET ${this.truncation.path} `)) pair.truncation = { ...this.truncation, seen: Buffer.alloc(0) };
+        upstream.on('data', (bytes) => {
+          if (pair.mode !== 'forward') return;
+          if (pair.truncation) forwardTruncated(pair, bytes);
+          else client.write(bytes);
+        });
         const end = () => { client.destroy(); upstream.destroy(); this.pairs.delete(pair); };
         upstream.on('error', end); client.on('close', end); upstream.on('close', end);
       });
@@ -63,8 +68,22 @@ export class Proxy {
   /** Applies to the connections open now; new ones forward normally. */
   silenceReplies() { for (const pair of this.pairs) pair.mode = 'silent'; }
   freeze() { for (const pair of this.pairs) pair.mode = 'frozen'; }
+  /** HTTP requests for `path` made from now on get the response's head and `bodyBytes` of its
+   * body, then the connection closes (a download that breaks off). */
+  truncateResponses(path, bodyBytes) { this.truncation = { path, bodyBytes }; }
   retarget(port) { this.targetPort = port; }
   close() { this.cut(); this.server.close(); }
+}
+
+/** Forwards a response's head and `bodyBytes` of its body once that much has come, then closes. */
+function forwardTruncated(pair, bytes) {
+  const truncation = pair.truncation;
+  truncation.seen = Buffer.concat([truncation.seen, bytes]);
+  const head = truncation.seen.indexOf('\r\n\r\n');
+  if (head < 0 || truncation.seen.length < head + 4 + truncation.bodyBytes) return;
+  pair.mode = 'frozen';
+  pair.client.end(truncation.seen.subarray(0, head + 4 + truncation.bodyBytes));
+  pair.upstream.destroy();
 }
 
 const contentTypes = { js: 'text/javascript', html: 'text/html', json: 'application/json' };

@@ -5,10 +5,12 @@
 // words), then unblocks her; alice signs out her second browser from the sessions screen (it
 // is back at sign-in: close 4001); carol befriends alice, alice deletes her account (a wrong
 // password first: refused, shown) and carol's friends, feed and chat lose her live. Every wait
-// is on the page's DOM.
+// is on the page's DOM. Then dave downloads his data from the account screen: Chromium saves
+// the archive (its download event), and a second download at once is refused in words.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Chromium } from './chromium.js';
 import { OwnServer, uniqueName } from '../support.js';
@@ -203,5 +205,49 @@ test('profile, report, block, sessions and account deletion, as three people in 
 
   for (const page of [alice, bob, other]) {
     assert.deepEqual(page.errors.filter((e) => !/ERR_CONNECTION|WebSocket|Failed to load resource/.test(e)), []);
+  }
+});
+
+test('download my data: the archive is saved with its progress shown, a second one at once is refused with the wait', async () => {
+  const dave = await browser.newPage({ width: 1024, height: 800 });
+  const name = uniqueName('dave');
+  await signUp(dave, name);
+  await screen(dave, 'account');
+  // Every text the status shows, as it is set (each textContent write adds a new text node).
+  await dave.eval(`window.exportTexts = [];
+    new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes) window.exportTexts.push(n.textContent); })
+      .observe(document.querySelector('#export-status'), { childList: true });
+    true`);
+  const folder = mkdtempSync(join(tmpdir(), 'huddle-downloads-'));
+  try {
+    await dave.allowDownloads(folder);
+    const download = dave.nextDownload();
+    await clickText(dave, 'Download my data');
+    const saved = await download;
+    assert.equal(saved.state, 'completed');
+    assert.equal(saved.suggestedFilename, `huddle-export-${name}.tar`);
+    await dave.waitFor(`document.querySelector('#export-status').dataset.state === 'done'`, 'the archive saved');
+    const size = Number(await dave.eval(`document.querySelector('#export-status').dataset.size`));
+    const file = readFileSync(join(folder, saved.guid));
+    assert.equal(file.length, size, 'the saved file is the Blob');
+    assert.equal(saved.totalBytes, size);
+    assert.equal(file.subarray(0, 11).toString(), 'export.json');
+    assert.equal(file.subarray(257, 262).toString(), 'ustar');
+    const exported = JSON.parse(file.subarray(512, 512 + parseInt(file.subarray(124, 136).toString(), 8)).toString());
+    assert.equal(exported.account.username, name);
+    assert.match(await text(dave, '#export-status'), new RegExp(`^Saved huddle-export-${name}\\.tar \\(\\d+ KB\\): export\\.json and your photos\\.$`));
+    const shown = await dave.eval('window.exportTexts');
+    assert.equal(shown[0], 'Preparing your data…');
+    assert.ok(shown.some((t) => /^Downloading your data… \d+ KB of \d+ KB \(100%\)$/.test(t)), `progress shown: ${JSON.stringify(shown)}`);
+    await shot(dave, '39-data-downloaded-desktop');
+
+    await clickText(dave, 'Download my data');
+    await dave.waitFor(`document.querySelector('#export-status').dataset.state === 'refused'`, 'the second download refused');
+    assert.match(await text(dave, '#export-status'), /^Not downloaded: You downloaded your data a moment ago: one download a minute\. Try again in \d+ s\.$/);
+    assert.equal(await dave.eval(`document.querySelector('#export-status').className`), 'error');
+    await shot(dave, '40-download-refused-desktop');
+    assert.deepEqual(dave.errors.filter((e) => !/Failed to load resource/.test(e)), []);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
   }
 });

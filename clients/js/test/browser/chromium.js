@@ -74,7 +74,7 @@ export class Chromium {
     const { browserContextId } = await this.send('Target.createBrowserContext');
     const { targetId } = await this.send('Target.createTarget', { url: 'about:blank', browserContextId });
     const { sessionId } = await this.send('Target.attachToTarget', { targetId, flatten: true });
-    const page = new Page(this, sessionId);
+    const page = new Page(this, sessionId, browserContextId);
     await page.send('Page.enable');
     await page.send('Runtime.enable');
     await page.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile });
@@ -89,9 +89,10 @@ export class Chromium {
 }
 
 export class Page {
-  constructor(browser, sessionId) {
+  constructor(browser, sessionId, browserContextId) {
     this.browser = browser;
     this.sessionId = sessionId;
+    this.browserContextId = browserContextId;
     this.errors = [];
     browser.listeners.add((message) => {
       if (message.sessionId !== sessionId) return;
@@ -144,6 +145,29 @@ export class Page {
   async press(key, code = key, keyCode = 9) {
     await this.send('Input.dispatchKeyEvent', { type: 'keyDown', key, code, windowsVirtualKeyCode: keyCode });
     await this.send('Input.dispatchKeyEvent', { type: 'keyUp', key, code, windowsVirtualKeyCode: keyCode });
+  }
+
+  /** Saves this page's downloads into `directory`, each file named by its download's guid. */
+  async allowDownloads(directory) {
+    await this.browser.send('Browser.setDownloadBehavior', {
+      behavior: 'allowAndName', downloadPath: directory, eventsEnabled: true, browserContextId: this.browserContextId,
+    });
+  }
+
+  /** Resolves with the next download that begins, once it ends: `{ guid, suggestedFilename,
+   * state: 'completed' | 'canceled', receivedBytes, totalBytes }`. Call before the click. */
+  nextDownload() {
+    return new Promise((resolve) => {
+      let begun = null;
+      const listener = (message) => {
+        if (message.method === 'Browser.downloadWillBegin' && !begun) begun = message.params;
+        if (message.method !== 'Browser.downloadProgress' || message.params.guid !== begun?.guid) return;
+        if (message.params.state === 'inProgress') return;
+        this.browser.listeners.delete(listener);
+        resolve({ ...message.params, suggestedFilename: begun.suggestedFilename });
+      };
+      this.browser.listeners.add(listener);
+    });
   }
 
   async setFile(selector, path) {
