@@ -152,7 +152,12 @@ final class ConnectScenario: Scenario {
         attempted += 1
         measurement.recordSent()
         var isOpen = false
+        var isClosed = false
         var settled = false
+        /// Set when the attempt failed: its connection is then closed by the harness, which is
+        /// no loss while held.
+        var gaveUp = false
+        var abandon: (() -> Void)?
         let succeed = { [self] in
             guard !settled else { return }
             settled = true
@@ -164,8 +169,11 @@ final class ConnectScenario: Scenario {
         let failAttempt = { [self] (reason: String) in
             guard !settled else { return }
             settled = true
+            gaveUp = true
             failed += 1
             measurement.recordFailure(reason)
+            // A refused attempt would otherwise hold its socket (and a descriptor) all through the hold.
+            if !isClosed { abandon?() }
             attemptSettled()
         }
         let opens = { [self] in
@@ -173,10 +181,11 @@ final class ConnectScenario: Scenario {
             measurement.connections += 1
         }
         let closes = { [self] (code: WebSocketCloseCode?, reason: String) in
+            isClosed = true
             if isOpen { measurement.connections -= 1 }
             if !settled {
                 failAttempt(Self.reasonKey(code: code, reason: reason))
-            } else if measurement.phase != .done {
+            } else if !gaveUp && measurement.phase != .done {
                 lostWhileHeld += 1
                 measurement.recordFailure("closed while held: " + Self.reasonKey(code: code, reason: reason))
             }
@@ -184,6 +193,7 @@ final class ConnectScenario: Scenario {
         guard !settings.raw else {
             let connection = RawConnection(url: settings.urls[node: index], loop: loop, options: settings.options)
             rawConnections.append(connection)
+            abandon = { connection.close() }
             connection.onOpen = {
                 opens()
                 succeed()
@@ -199,6 +209,7 @@ final class ConnectScenario: Scenario {
         if let signer = settings.appTokens {
             let session = HarnessSession(url: settings.urls[node: index], loop: loop, options: settings.options)
             sessions.append(session)
+            abandon = { session.close() }
             session.onOpen = { [self] in
                 opens()
                 appAuth(session, as: users.username(user), signer: signer, then: { subscribed(session) }, else: failAttempt)
@@ -208,6 +219,7 @@ final class ConnectScenario: Scenario {
         }
         let session = HarnessSession(url: settings.urls[node: index], loop: loop, options: settings.options.bearer(tokens[user]))
         sessions.append(session)
+        abandon = { session.close() }
         session.onOpen = opens
         session.onEvent = { event in
             guard !settled else { return }
