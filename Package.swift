@@ -88,11 +88,11 @@ let package = Package(
             ]
         ),
         // The load-test harness (loadtest/README.md): scenarios on HuddleClient, many
-        // connections per loop thread, latency in HdrHistogram.
+        // connections per loop thread, latency in HdrHistogram; HuddleCrypto signs app tokens.
         .executableTarget(
             name: "huddle-loadtest",
             dependencies: [
-                "HuddleClient", "HuddleIO", "HuddleProtocol", "HuddleWebSocket", "HuddleBuildInfo",
+                "HuddleClient", "HuddleIO", "HuddleProtocol", "HuddleWebSocket", "HuddleBuildInfo", "HuddleCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

@@ -11,6 +11,8 @@ import HuddleWebSocket
 /// failures by reason, and — with the server's pid — the server's memory per connection.
 /// On `/v1` the connections belong to U users signed up first (connection i is user i mod U),
 /// and may each subscribe to their user's inbox and one of R rooms: what a real client holds.
+/// With an app-token secret nobody signs up: each connection authenticates with `app_auth` and
+/// a token the harness signs, and the server makes the account the first time it sees the user.
 final class ConnectScenario: Scenario {
     struct Settings: Sendable {
         var urls: ServerURLs
@@ -29,6 +31,9 @@ final class ConnectScenario: Scenario {
         var subscribeRooms = 0
         /// Sign-ups under way at once.
         var setupConcurrency = 4
+        /// Each connection sends `app_auth` with a token signed by this instead of presenting a
+        /// signed-up user's session token.
+        var appTokens: AppTokenSigner?
         var serverPID: Int32?
     }
 
@@ -66,6 +71,10 @@ final class ConnectScenario: Scenario {
         measurement.onDone = { [self] in finish() }
         warnAboutLimits()
         guard !settings.raw else { return ramp() }
+        if settings.appTokens != nil {
+            progress.say("\(settings.users) users (\(users.prefix)_*) authenticate with app tokens")
+            return ramp()
+        }
         tokens = Array(repeating: "", count: settings.users)
         progress.say("signing up \(settings.users) users (\(users.prefix)_*)")
         let queue = SetupQueue(count: settings.users, concurrency: settings.setupConcurrency, step: signUp) { [self] failed in
@@ -143,7 +152,12 @@ final class ConnectScenario: Scenario {
         attempted += 1
         measurement.recordSent()
         var isOpen = false
+        var isClosed = false
         var settled = false
+        /// Set when the attempt failed: its connection is then closed by the harness, which is
+        /// no loss while held.
+        var gaveUp = false
+        var abandon: (() -> Void)?
         let succeed = { [self] in
             guard !settled else { return }
             settled = true
@@ -155,8 +169,11 @@ final class ConnectScenario: Scenario {
         let failAttempt = { [self] (reason: String) in
             guard !settled else { return }
             settled = true
+            gaveUp = true
             failed += 1
             measurement.recordFailure(reason)
+            // A refused attempt would otherwise hold its socket (and a descriptor) all through the hold.
+            if !isClosed { abandon?() }
             attemptSettled()
         }
         let opens = { [self] in
@@ -164,10 +181,11 @@ final class ConnectScenario: Scenario {
             measurement.connections += 1
         }
         let closes = { [self] (code: WebSocketCloseCode?, reason: String) in
+            isClosed = true
             if isOpen { measurement.connections -= 1 }
             if !settled {
                 failAttempt(Self.reasonKey(code: code, reason: reason))
-            } else if measurement.phase != .done {
+            } else if !gaveUp && measurement.phase != .done {
                 lostWhileHeld += 1
                 measurement.recordFailure("closed while held: " + Self.reasonKey(code: code, reason: reason))
             }
@@ -175,6 +193,7 @@ final class ConnectScenario: Scenario {
         guard !settings.raw else {
             let connection = RawConnection(url: settings.urls[node: index], loop: loop, options: settings.options)
             rawConnections.append(connection)
+            abandon = { connection.close() }
             connection.onOpen = {
                 opens()
                 succeed()
@@ -183,15 +202,30 @@ final class ConnectScenario: Scenario {
             return connection.connect()
         }
         let user = index % settings.users
+        let subscribed = { [self] (session: HarnessSession) in
+            guard settings.subscribeRooms > 0 else { return succeed() }
+            subscribe(session, to: ["inbox:\(users.username(user))", room(index % settings.subscribeRooms)], then: succeed, else: failAttempt)
+        }
+        if let signer = settings.appTokens {
+            let session = HarnessSession(url: settings.urls[node: index], loop: loop, options: settings.options)
+            sessions.append(session)
+            abandon = { session.close() }
+            session.onOpen = { [self] in
+                opens()
+                appAuth(session, as: users.username(user), signer: signer, then: { subscribed(session) }, else: failAttempt)
+            }
+            session.onClose = closes
+            return session.connect()
+        }
         let session = HarnessSession(url: settings.urls[node: index], loop: loop, options: settings.options.bearer(tokens[user]))
         sessions.append(session)
+        abandon = { session.close() }
         session.onOpen = opens
-        session.onEvent = { [self] event in
+        session.onEvent = { event in
             guard !settled else { return }
             switch event {
             case .session:
-                guard settings.subscribeRooms > 0 else { return succeed() }
-                subscribe(session, to: ["inbox:\(users.username(user))", room(index % settings.subscribeRooms)], then: succeed, else: failAttempt)
+                subscribed(session)
             case .authFailed(let code, _, _):
                 failAttempt("auth_failed: \(code)")
             default:
@@ -200,6 +234,23 @@ final class ConnectScenario: Scenario {
         }
         session.onClose = closes
         session.connect()
+    }
+
+    /// Authenticates `session` as `username` with an app token. A refusal the server asks to be
+    /// retried (`busy`: its verifier queue is full; `rate_limited`) is sent again after the
+    /// `retry_after_ms` it was given, as an app would.
+    private func appAuth(
+        _ session: HarnessSession, as username: String, signer: AppTokenSigner, then: @escaping () -> Void, else fail: @escaping (String) -> Void
+    ) {
+        let sent = session.request(.appAuth(token: signer.token(for: username), device: nil)) { [self] reply in
+            if reply.result != nil { return then() }
+            if let error = reply.error, ["busy", "rate_limited"].contains(error.code), let retryAfter = error.retryAfterMilliseconds {
+                _ = loop.schedule(after: max(1, retryAfter)) { [self] in appAuth(session, as: username, signer: signer, then: then, else: fail) }
+                return
+            }
+            fail("app_auth refused: " + (reply.error?.code ?? reply.text))
+        }
+        if !sent { fail("app_auth not sent: the connection is not open") }
     }
 
     /// Room `index` of this run.
@@ -253,11 +304,14 @@ final class ConnectScenario: Scenario {
                 "hold_s": "\(settings.holdSeconds)", "raw": "\(settings.raw)", "users": "\(settings.users)",
                 "subscribe_rooms": "\(settings.subscribeRooms)",
                 "source_addresses": "\(settings.options.sourceAddresses?.all.count ?? 0)",
+                "auth": settings.raw ? "none" : settings.appTokens != nil ? "app_auth" : "bearer",
             ],
             latencyMeaning: settings.raw
                 ? "connect → WebSocket open"
                 : settings.subscribeRooms > 0
                 ? "connect → inbox and room subscribed (TCP, upgrade, token check, 2 subscribes)"
+                : settings.appTokens != nil
+                ? "connect → app_auth reply (TCP, upgrade, app token check)"
                 : "connect → session event (TCP, upgrade, token check)",
             sent: attempted, acknowledged: opened, stream: .init(delivered: opened), figures: figures,
             sentLabel: "attempted", deliveredLabel: "opened")

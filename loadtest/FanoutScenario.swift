@@ -7,6 +7,11 @@ import HuddleProtocol
 /// so latency counts from when it should have left (a slow server cannot hide queueing by
 /// slowing the sender: no coordinated omission) and every delivery is checked for gaps,
 /// duplicates and reordering.
+///
+/// One room's subscribers may be spread over several harness processes (one process holds at
+/// most its descriptor limit): all name the same `--room` and `--start-at`, one publishes, the
+/// others listen only. A listener does not know what was sent: it expects of each publisher
+/// every number up to the highest any of its subscribers heard, after the whole drain.
 final class FanoutScenario: Scenario {
     struct Settings: Sendable {
         var urls: ServerURLs
@@ -19,6 +24,13 @@ final class FanoutScenario: Scenario {
         var payloadBytes: Int
         var measurement: Measurement.Settings
         var connectConcurrency = 200
+        /// The room; a fresh random one when nil.
+        var room: String?
+        /// Publishing (or, listening only, measuring) starts at this wall-clock time (seconds
+        /// since 1970) instead of as soon as the set-up is done.
+        var startAt: Double?
+        /// Open no publishers: another process publishes to `room` (with as many publishers).
+        var listenOnly = false
     }
 
     private let settings: Settings
@@ -27,7 +39,7 @@ final class FanoutScenario: Scenario {
     let measurement: Measurement
     private let users = LoadTestUsers()
     private var token = ""
-    private let room = "room:loadtest-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+    private let room: String
     private var admin: HarnessSession?
     private var subscribers: [HarnessSession] = []
     private var publishers: [HarnessSession] = []
@@ -36,6 +48,8 @@ final class FanoutScenario: Scenario {
     private var schedule: OpenLoopSchedule?
     private var sendTimer: Int?
     private var acknowledged = 0
+    /// Listening only: per publisher, one past the highest number any subscriber heard.
+    private var heard: [Int]
     private let padding: String
     private(set) var result: ScenarioResult?
 
@@ -45,6 +59,8 @@ final class FanoutScenario: Scenario {
         self.progress = progress
         measurement = Measurement(loop: loop, progress: progress, settings: settings.measurement)
         checker = StreamChecker(receivers: settings.subscribers, publishers: settings.publishers)
+        room = settings.room ?? "room:loadtest-\(String(UInt32.random(in: 0...UInt32.max), radix: 16))"
+        heard = Array(repeating: 0, count: settings.publishers)
         padding = String(repeating: "x", count: max(0, settings.payloadBytes))
     }
 
@@ -80,6 +96,10 @@ final class FanoutScenario: Scenario {
             session.connect()
         }, completion: { [self] failed in
             if failed > 0 { return measurement.abort("\(failed) of \(settings.subscribers) subscribers could not subscribe") }
+            if settings.listenOnly {
+                progress.say("\(settings.subscribers) subscribed to \(room); listening only")
+                return StartAt.wait(until: settings.startAt, loop: loop, measurement: measurement, progress: progress) { [self] in startListening() }
+            }
             openPublishers()
         })
         setup = queue
@@ -104,7 +124,7 @@ final class FanoutScenario: Scenario {
             session.connect()
         }, completion: { [self] failed in
             if failed > 0 { return measurement.abort("\(failed) of \(settings.publishers) publishers could not connect") }
-            startPublishing()
+            StartAt.wait(until: settings.startAt, loop: loop, measurement: measurement, progress: progress) { [self] in startPublishing() }
         })
         setup = queue
         measurement.track(queue, "publishers connected")
@@ -122,7 +142,15 @@ final class FanoutScenario: Scenario {
             isDrained: { [self] in checker.counts.delivered >= sentTotal * settings.subscribers && acknowledged >= sentTotal })
     }
 
-    private var sentTotal: Int { schedule?.issued ?? 0 }
+    private func startListening() {
+        measurement.progressDetail = { [self] in "heard \(grouped(heardTotal))" }
+        // It cannot know what is still under way from the publisher: it waits the whole drain.
+        measurement.begin(onMeasureEnd: {}, isDrained: { false })
+    }
+
+    private var heardTotal: Int { heard.reduce(0, +) }
+
+    private var sentTotal: Int { settings.listenOnly ? heardTotal : schedule?.issued ?? 0 }
 
     private func sendDue() {
         guard var schedule else { return }
@@ -140,6 +168,7 @@ final class FanoutScenario: Scenario {
     private func received(_ stamp: Stamp, by subscriber: Int) {
         guard stamp.publisher < settings.publishers else { return }
         let now = MonotonicClock.nanoseconds()
+        heard[stamp.publisher] = max(heard[stamp.publisher], stamp.sequence + 1)
         checker.observe(receiver: subscriber, publisher: stamp.publisher, sequence: stamp.sequence)
         measurement.recordDelivery(intended: stamp.intended, at: now)
     }
@@ -147,15 +176,16 @@ final class FanoutScenario: Scenario {
     private func finish() {
         var counts = checker.counts
         let schedule = self.schedule
-        counts.missing = checker.missing(sentPerPublisher: (0..<settings.publishers).map { schedule?.issued(stream: $0) ?? 0 })
+        counts.missing = checker.missing(sentPerPublisher: settings.listenOnly ? heard : (0..<settings.publishers).map { schedule?.issued(stream: $0) ?? 0 })
         result = measurement.result(
             scenario: "fanout",
             parameters: [
                 "subscribers": "\(settings.subscribers)", "publishers": "\(settings.publishers)", "rate": "\(settings.rate)",
                 "payload_bytes": "\(settings.payloadBytes)", "duration_s": "\(settings.measurement.durationSeconds ?? 0)",
+                "room": room, "listen_only": "\(settings.listenOnly)",
             ],
             latencyMeaning: "publish → delivery, from the intended send time",
-            sent: sentTotal, acknowledged: acknowledged, stream: counts,
+            sent: sentTotal, acknowledged: settings.listenOnly ? sentTotal : acknowledged, stream: counts,
             figures: ["publishes_per_second_asked": settings.rate * Double(settings.publishers)])
         for session in subscribers + publishers { session.close() }
         admin?.close()

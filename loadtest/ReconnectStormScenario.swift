@@ -34,6 +34,9 @@ final class ReconnectStormScenario: Scenario {
         /// Connection attempts per reconnect before giving up (refused or timed out ones are
         /// retried after 200 ms × attempt).
         var reconnectAttempts = 5
+        /// Publishing starts at this wall-clock time (seconds since 1970), so storms run by
+        /// several processes drop their subscribers together.
+        var startAt: Double?
     }
 
     private let settings: Settings
@@ -130,7 +133,7 @@ final class ReconnectStormScenario: Scenario {
             session.connect()
         }, completion: { [self] failed in
             if failed > 0 { return measurement.abort("\(failed) of \(count) publishers could not connect") }
-            startPublishing()
+            StartAt.wait(until: settings.startAt, loop: loop, measurement: measurement, progress: progress) { [self] in startPublishing() }
         })
         setup = queue
         measurement.track(queue, "publishers connected")

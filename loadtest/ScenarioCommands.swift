@@ -21,11 +21,18 @@ struct ConnectCommand: ParsableCommand {
         "Rooms: each connection subscribes to its user's inbox and to room i mod N (0: no subscriptions).",
         discussion: "A connection then counts once both subscribe replies are in."))
     var subscribeRooms = 0
+    @Option(help: ArgumentHelp(
+        "The server's --app-token-secret: each connection authenticates with app_auth and a token the harness signs for its user, instead of signing users up first.",
+        discussion: "The server makes each account the first time it sees it (no password to hash)."))
+    var appTokenSecret: String?
 
     func validate() throws {
         guard connections > 0, rate > 0, hold >= 0 else { throw ValidationError("--connections and --rate must be > 0, --hold ≥ 0") }
         guard users > 0, subscribeRooms >= 0 else { throw ValidationError("--users must be > 0, --subscribe-rooms ≥ 0") }
         guard !raw || (users == 1 && subscribeRooms == 0) else { throw ValidationError("--users and --subscribe-rooms are for /v1, not --raw") }
+        guard appTokenSecret == nil || (!raw && appTokenSecret?.isEmpty == false) else {
+            throw ValidationError("--app-token-secret: a non-empty secret, and not with --raw")
+        }
     }
 
     func run() throws {
@@ -33,7 +40,8 @@ struct ConnectCommand: ParsableCommand {
             urls: raw ? try common.rawEndpoint(defaultPath: "/") : try common.endpoint(), options: common.connectionOptions,
             connections: connections, rate: rate, holdSeconds: hold, raw: raw, users: users, subscribeRooms: subscribeRooms,
             // The server hashes at most 4 sign-up passwords per client address at once, 64 in all.
-            setupConcurrency: min(64, 4 * max(1, common.sourceAddress.count)), serverPID: common.serverPid)
+            setupConcurrency: min(64, 4 * max(1, common.sourceAddress.count)),
+            appTokens: appTokenSecret.map { AppTokenSigner(secret: Array($0.utf8)) }, serverPID: common.serverPid)
         try common.report(runScenario { ConnectScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }
@@ -52,10 +60,18 @@ struct FanoutCommand: ParsableCommand {
         "Where the publishers connect (repeatable), instead of sharing --url with the subscribers.",
         discussion: "A cluster's cross-node latency: publishers on one node, subscribers on the others."))
     var publisherUrl: [String] = []
+    @Option(help: "The room (room:NAME); a fresh random one by default. Processes sharing one room's subscribers name it alike.") var room: String?
+    @Option(help: startAtHelp) var startAt: Double?
+    @Flag(help: ArgumentHelp(
+        "Open no publishers: another harness process publishes to --room (same --publishers and --start-at); this one subscribes and checks.",
+        discussion: "Of each publisher it expects every number up to the highest any of its subscribers heard."))
+    var listenOnly = false
 
     func validate() throws {
         guard subscribers > 0, publishers > 0, rate > 0, payload >= 0 else { throw ValidationError("counts and --rate must be > 0") }
         for text in publisherUrl { _ = try ClientURL(text) }
+        guard room?.hasPrefix("room:") ?? true else { throw ValidationError("--room: a room: channel") }
+        guard !listenOnly || room != nil else { throw ValidationError("--listen-only needs the publisher's --room") }
     }
 
     func run() throws {
@@ -63,7 +79,7 @@ struct FanoutCommand: ParsableCommand {
         let settings = FanoutScenario.Settings(
             urls: urls, publisherURLs: publisherUrl.isEmpty ? urls : try common.endpoint(publisherUrl),
             options: common.connectionOptions, subscribers: subscribers, publishers: publishers,
-            rate: rate, payloadBytes: payload, measurement: common.measurement)
+            rate: rate, payloadBytes: payload, measurement: common.measurement, room: room, startAt: startAt, listenOnly: listenOnly)
         try common.report(runScenario { FanoutScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }
@@ -104,6 +120,7 @@ struct ReconnectStormCommand: ParsableCommand {
     @Option(help: "Seconds into the measured window when the connections drop.") var dropAfter: Double = 3
     @Option(help: "Fraction of the subscribers dropped at once (0–1).") var dropFraction: Double = 0.5
     @Option(help: "Bytes of padding in each message.") var payload = 32
+    @Option(help: startAtHelp) var startAt: Double?
 
     func validate() throws {
         guard subscribers > 0, rooms > 0, publishers > 0, rate > 0, payload >= 0 else { throw ValidationError("counts and --rate must be > 0") }
@@ -115,7 +132,7 @@ struct ReconnectStormCommand: ParsableCommand {
         let settings = ReconnectStormScenario.Settings(
             urls: try common.endpoint(), options: common.connectionOptions, subscribers: subscribers, rooms: rooms,
             publishersPerRoom: publishers, rate: rate, dropAfterSeconds: dropAfter, dropFraction: dropFraction,
-            payloadBytes: payload, measurement: common.measurement)
+            payloadBytes: payload, measurement: common.measurement, startAt: startAt)
         try common.report(runScenario { ReconnectStormScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }
@@ -237,3 +254,7 @@ struct LocationCommand: ParsableCommand {
         try common.report(runScenario { LocationScenario(settings: settings, loop: $0, progress: $1) }, target: settings.urls.first)
     }
 }
+
+private let startAtHelp = ArgumentHelp(
+    "Start the traffic at this wall-clock time (seconds since 1970, e.g. $(( $(date +%s) + 60 ))) instead of when the set-up is done.",
+    discussion: "Harness processes run side by side (each under its own descriptor limit) measure one window together; one whose set-up ends later fails.")

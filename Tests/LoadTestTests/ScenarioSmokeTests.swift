@@ -172,6 +172,44 @@ import Testing
         #expect(sources["127.0.0.1"] == nil, "\(sources)")
     }
 
+    /// `--app-token-secret`: nobody signs up; each connection authenticates with `app_auth` and a
+    /// token the harness signed for its user (the server makes each of the 4 accounts the first
+    /// time it sees it), then subscribes to that user's inbox — which only that user may.
+    @Test func connectAuthenticatedWithAppTokens() async throws {
+        let secret = "loadtest-app-token-secret-0123456789abcdef"
+        let server = try await startHuddle(["--app-token-secret", secret])
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness([
+            "connect", "--url", server.url, "--connections", "12", "--rate", "200", "--hold", "0.2", "--users", "4",
+            "--subscribe-rooms", "2", "--app-token-secret", secret,
+        ])
+        expectClean(run)
+        #expect(run.result.figures["connections_opened"] == 12)
+        #expect(run.result.parameters["auth"] == "app_auth")
+        #expect(!run.output.contains("signing up"), "\(run.output)")
+        let port = try #require(Int(server.url.split(separator: ":").last ?? ""))
+        let metrics = try await httpGet(port: port, path: "/metrics")
+        #expect(metrics.contains(#"huddle_identity_verifications_total{kind="app_token",outcome="verified"} 12"#), "\(metrics)")
+    }
+
+    /// A secret the server does not share: every token is refused, and the run says why. A
+    /// failed attempt closes its connection at once (a run of many thousands would otherwise
+    /// keep the failed ones' sockets and descriptors for its whole hold), and that close is
+    /// not counted as a connection lost while held.
+    @Test func connectWithAnotherAppTokenSecretFails() async throws {
+        let server = try await startHuddle(["--app-token-secret", "loadtest-app-token-secret-0123456789abcdef"])
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness([
+            "connect", "--url", server.url, "--connections", "3", "--rate", "100", "--hold", "2", "--app-token-secret",
+            "not-the-servers-secret-0123456789abcdefgh",
+        ])
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.result.figures["connections_failed"] == 3)
+        #expect(run.result.figures["lost_while_held"] == 0)
+        #expect(run.output.contains("app_auth refused: invalid_identity_token"), "\(run.output)")
+        #expect(run.result.series.last?.connections == 0, "\(run.result.series.map(\.connections))")
+    }
+
     /// A source address the machine does not have: every attempt fails at bind, and says so.
     @Test func connectFromAnAddressNotOnTheMachineFails() async throws {
         let server = try await startHuddle()
@@ -188,6 +226,36 @@ import Testing
         let run = try await harness(["fanout", "--url", server.url, "--subscribers", "10", "--rate", "40"] + short)
         expectClean(run)
         #expect(run.result.stream.delivered == run.result.sent * 10)
+    }
+
+    /// One room's subscribers in two harness processes, windows aligned by `--start-at`: one
+    /// publishes, the other only listens, and both hear every publication once, in order.
+    @Test func fanoutOverTwoProcessesOnePublishingOneListening() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let room = "room:two-processes-\(UInt32.random(in: 0...UInt32.max))"
+        let startAt = String(Int(Date().timeIntervalSince1970) + 10)
+        let shared = ["fanout", "--url", server.url, "--subscribers", "5", "--rate", "20", "--room", room, "--start-at", startAt] + short
+        async let publishing = harness(shared)
+        async let listening = harness(shared + ["--listen-only"])
+        let (publisher, listener) = try await (publishing, listening)
+        expectClean(publisher)
+        expectClean(listener)
+        #expect(listener.result.parameters["listen_only"] == "true")
+        #expect(publisher.result.sent > 20)
+        #expect(listener.result.sent == publisher.result.sent, "the listener heard every publication")
+        #expect(listener.result.stream.delivered == publisher.result.sent * 5)
+        #expect(publisher.result.stream.delivered == publisher.result.sent * 5)
+    }
+
+    /// A set-up that ends after `--start-at` cannot share the others' window: the run aborts.
+    @Test func aStartAtAlreadyPastAborts() async throws {
+        let server = try await startHuddle()
+        defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        let run = try await harness(["fanout", "--url", server.url, "--subscribers", "2", "--rate", "20", "--start-at", "1000000000"] + short)
+        #expect(run.status == 2, "\(run.output)")
+        #expect(run.output.contains("after --start-at"), "\(run.output)")
+        #expect(run.result.sent == 0)
     }
 
     @Test func chat() async throws {

@@ -1,15 +1,16 @@
 import Foundation
 
 /// A real `huddle` server for one test: bench endpoints on, fast password hashing (the
-/// scenarios sign users up), no request-rate cap, no fsync (speed is not asserted here).
-func startHuddle() async throws -> (process: ChildProcess, url: String, dataDirectory: URL) {
+/// scenarios sign users up), no request-rate cap, no fsync (speed is not asserted here);
+/// `extraArguments` go after those.
+func startHuddle(_ extraArguments: [String] = []) async throws -> (process: ChildProcess, url: String, dataDirectory: URL) {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("huddle-loadtest-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let server = try ChildProcess(ChildProcess.products.appendingPathComponent("huddle"), [
         "--host", "127.0.0.1", "--port", "0", "--threads", "2", "--bench", "--kdf-iterations", "1000", "--rate-limit", "100000",
         "--user-rate-limit", "100000", "--user-publish-bytes", "1073741824",
         "--fsync", "no", "--log-level", "notice", "--data-dir", directory.path,
-    ])
+    ] + extraArguments)
     let rest = try await server.waitFor("url=ws://127.0.0.1:", timeout: 30)
     guard let port = Int(rest.prefix { $0.isNumber }) else { throw ChildProcessFailure("no port in: \(rest)") }
     return (server, "ws://127.0.0.1:\(port)", directory)
