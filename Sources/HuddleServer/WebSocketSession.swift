@@ -7,18 +7,26 @@ import Logging
 /// transport, and the reader's backpressure (`WebSocketSession+Backpressure.swift`). Lives in
 /// the connection's `.open` phase and, while the close handshake runs, in `.closing`.
 final class WebSocketSession {
-    // Stored in this order so the object stays at most 184 bytes (a 192-byte heap block): the
+    // Stored in this order so the object stays at most 120 bytes (a 128-byte heap block): the
     // small fields share the word after the drain mark's tag byte. Every open connection holds one.
     /// Each read of an unowned reference is a checked strong retain: the per-message paths
     /// read it once into a local.
     unowned let connection: Connection
     /// Until the session is over (closing or gone): then the endpoint has forgotten the connection.
     private(set) var endpoint: (any WebSocketEndpoint)?
-    /// Nil once the connection failed: nothing more is parsed. Mutated in place while its
-    /// events run, without a run-time exclusivity check (~150 instructions a read): nothing
-    /// else touches it meanwhile — `stopParsing` during a read only sets `parsingStopped`, and
-    /// a read inside a read stops the process (`isReading`) rather than overlap.
-    @exclusivity(unchecked) private var reader: WebSocketMessageReader?
+    /// The inflater agreed for compressed messages (nil: permessage-deflate is off), handed to
+    /// each message reader.
+    private let inflater: (any WebSocketMessageInflater)?
+    /// The message reader, kept between reads only while it holds part of a header, frame or
+    /// fragmented message (or has failed or read the close frame); at a message boundary it is
+    /// dropped and the next read makes a new one, so an idle connection keeps only the reader's
+    /// settings (32 of its 103 bytes), not its in-progress state. No run-time
+    /// exclusivity check: nothing else touches it during a read (`stopParsing` during a read
+    /// only sets `parsingStopped`, and a read inside a read stops the process, `isReading`).
+    @exclusivity(unchecked) private var readerInProgress: ReaderInProgress?
+    /// The reader's limit, kept because the endpoint is forgotten while the close handshake
+    /// still reads.
+    private let maxMessageSize: Int
     /// The queue's end (in `Transport.writtenBytes` terms) when the sweep found bytes waiting,
     /// and when: those bytes must be written by `since` + the slow-reader timeout.
     var drainMark: (end: Int, since: Int64)?
@@ -61,7 +69,8 @@ final class WebSocketSession {
             serverMaxWindowBits = 0
         }
         self.privateDeflater = privateDeflater
-        reader = WebSocketMessageReader(role: .server, maxMessageSize: endpoint.maxMessageSize, inflater: inflater)
+        self.inflater = inflater
+        maxMessageSize = endpoint.maxMessageSize
         let transport = connection.transport
         transport.enqueue(WebSocketHandshake.upgradeResponse(key: request.key, extensionHeader: extensionHeader, subprotocol: subprotocol))
         framesStart = transport.queuedByteCount
@@ -86,6 +95,7 @@ final class WebSocketSession {
         guard !parsingStopped else { return }
         precondition(!isReading, "a WebSocket session read inside its own read")
         isReading = true
+        var reader = takeReader()
         var failure: WebSocketError?
         do {
             try reader?.read(bytes) { event in self.handle(event, connection) }
@@ -95,15 +105,37 @@ final class WebSocketSession {
             failure = WebSocketError(.internalError, "unexpected error")
         }
         isReading = false
+        keep(reader)
         if let failure { connection.fail(failure) }
-        if parsingStopped { reader = nil }
+        if parsingStopped { readerInProgress = nil }
+    }
+
+    /// The reader kept from the last read (moved out, so its buffers stay uniquely referenced
+    /// and grow in place), or a new one.
+    private func takeReader() -> WebSocketMessageReader? {
+        var reader = WebSocketMessageReader(role: .server, maxMessageSize: maxMessageSize, inflater: inflater)
+        if let readerInProgress { swap(&reader, &readerInProgress.reader) }
+        return reader
+    }
+
+    /// Keeps `reader` for the next read unless a new one would do the same.
+    private func keep(_ reader: WebSocketMessageReader?) {
+        guard let reader, !reader.isAtMessageBoundary else {
+            readerInProgress = nil
+            return
+        }
+        if let readerInProgress {
+            readerInProgress.reader = reader
+        } else {
+            readerInProgress = ReaderInProgress(reader)
+        }
     }
 
     /// The connection failed: input is discarded from now on (the reader's memory freed once
     /// it is not running).
     func stopParsing() {
         parsingStopped = true
-        if !isReading { reader = nil }
+        if !isReading { readerInProgress = nil }
     }
 
     private func handle(_ event: WebSocketEvent, _ connection: Connection) {
@@ -206,4 +238,12 @@ final class WebSocketSession {
 
     /// How long a connection's emptied write buffer is kept for the next message.
     static let quietTimeBeforeBufferRelease: Int64 = 1_000
+}
+
+/// A message reader between two reads of its connection, while it holds partial input (see
+/// `WebSocketSession.readerInProgress`).
+private final class ReaderInProgress {
+    var reader: WebSocketMessageReader
+
+    init(_ reader: WebSocketMessageReader) { self.reader = reader }
 }
