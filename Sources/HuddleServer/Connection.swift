@@ -79,7 +79,7 @@ final class Connection: EventHandler, Flushable {
 
     // MARK: Events
 
-    func handleEvents(_ events: UInt32) {
+    override func handleEvents(_ events: UInt32) {
         if case .tlsHandshake = phase {
             continueTLSHandshake()
             return
