@@ -7,13 +7,14 @@ import Logging
 /// transport, and the reader's backpressure (`WebSocketSession+Backpressure.swift`). Lives in
 /// the connection's `.open` phase and, while the close handshake runs, in `.closing`.
 final class WebSocketSession {
-    // Stored in this order so the object stays at most 120 bytes (a 128-byte heap block): the
+    // Stored in this order so the object stays at most 104 bytes (a 112-byte heap block): the
     // small fields share the word after the drain mark's tag byte. Every open connection holds one.
     /// Each read of an unowned reference is a checked strong retain: the per-message paths
     /// read it once into a local.
     unowned let connection: Connection
-    /// Until the session is over (closing or gone): then the endpoint has forgotten the connection.
-    private(set) var endpoint: (any WebSocketEndpoint)?
+    /// Kept after the session is over for its message size limit, which the close handshake's
+    /// reads still apply (not stored apart: 8 bytes every connection would hold).
+    private let servedEndpoint: any WebSocketEndpoint
     /// The inflater agreed for compressed messages (nil: permessage-deflate is off), handed to
     /// each message reader.
     private let inflater: (any WebSocketMessageInflater)?
@@ -24,9 +25,6 @@ final class WebSocketSession {
     /// exclusivity check: nothing else touches it during a read (`stopParsing` during a read
     /// only sets `parsingStopped`, and a read inside a read stops the process, `isReading`).
     @exclusivity(unchecked) private var readerInProgress: ReaderInProgress?
-    /// The reader's limit, kept because the endpoint is forgotten while the close handshake
-    /// still reads.
-    private let maxMessageSize: Int
     /// The queue's end (in `Transport.writtenBytes` terms) when the sweep found bytes waiting,
     /// and when: those bytes must be written by `since` + the slow-reader timeout.
     var drainMark: (end: Int, since: Int64)?
@@ -37,6 +35,8 @@ final class WebSocketSession {
     var isStalled = false
     @exclusivity(unchecked) private var isReading = false
     @exclusivity(unchecked) private var parsingStopped = false
+    /// The session is over (`detach`): the endpoint has forgotten the connection.
+    private var isDetached = false
     /// The window of our compressed messages (8–15); 0 when permessage-deflate was not agreed
     /// (not an optional: its tag byte would cost the object a larger heap block).
     private let serverMaxWindowBits: UInt8
@@ -45,13 +45,12 @@ final class WebSocketSession {
     private var framesStartOffset: Int32 = 0
     /// Only when the client refused server_no_context_takeover: its own compression context.
     private let privateDeflater: PerMessageDeflater?
-    var lastPingSent: Int64 = 0
 
     /// Accepts the upgrade `request` for `endpoint`: negotiates permessage-deflate and queues
     /// the 101 response.
     init(connection: Connection, endpoint: any WebSocketEndpoint, request: WebSocketHandshake.Request, subprotocol: String?) {
         self.connection = connection
-        self.endpoint = endpoint
+        servedEndpoint = endpoint
         let context = connection.context
         var extensionHeader: String?
         var inflater: PerMessageInflater?
@@ -70,11 +69,15 @@ final class WebSocketSession {
         }
         self.privateDeflater = privateDeflater
         self.inflater = inflater
-        maxMessageSize = endpoint.maxMessageSize
+        // No ping sent yet: the first may go as soon as the peer is quiet (see `checkDeadlines`).
+        connection.deadline = 0
         let transport = connection.transport
         transport.enqueue(WebSocketHandshake.upgradeResponse(key: request.key, extensionHeader: extensionHeader, subprotocol: subprotocol))
         framesStart = transport.queuedByteCount
     }
+
+    /// Until the session is over (closing or gone): then the endpoint has forgotten the connection.
+    var endpoint: (any WebSocketEndpoint)? { isDetached ? nil : servedEndpoint }
 
     /// Whether this connection can be sent the shared compressed form of a fan-out frame:
     /// server_no_context_takeover (no private deflater) with the full window. Derived, not
@@ -113,7 +116,7 @@ final class WebSocketSession {
     /// The reader kept from the last read (moved out, so its buffers stay uniquely referenced
     /// and grow in place), or a new one.
     private func takeReader() -> WebSocketMessageReader? {
-        var reader = WebSocketMessageReader(role: .server, maxMessageSize: maxMessageSize, inflater: inflater)
+        var reader = WebSocketMessageReader(role: .server, maxMessageSize: servedEndpoint.maxMessageSize, inflater: inflater)
         if let readerInProgress { swap(&reader, &readerInProgress.reader) }
         return reader
     }
@@ -203,9 +206,9 @@ final class WebSocketSession {
 
     /// The session is over (closing or gone): the endpoint forgets the connection.
     func detach() {
-        guard let endpoint else { return }
-        endpoint.connectionClosed(connection)
-        self.endpoint = nil
+        guard !isDetached else { return }
+        isDetached = true
+        servedEndpoint.connectionClosed(connection)
         let metrics = connection.context.metrics.loop(connection.context.loop.index)
         if isBehind {
             isBehind = false
@@ -225,9 +228,11 @@ final class WebSocketSession {
         } else if checkDrain(now: now) {
             return
         } else if silence >= Int64(configuration.pingIntervalMilliseconds),
-            now - lastPingSent >= Int64(configuration.pingIntervalMilliseconds)
+            now >= connection.deadline
         {
-            lastPingSent = now
+            // While open, the connection's deadline is when the next ping may go: not stored
+            // here, 8 bytes every connection would hold.
+            connection.deadline = now + Int64(configuration.pingIntervalMilliseconds)
             enqueueFrame(.ping, [])
         } else if now - connection.lastWriteProgress >= Self.quietTimeBeforeBufferRelease {
             // A connection sent nothing for a while keeps no write buffer (idle memory); the
