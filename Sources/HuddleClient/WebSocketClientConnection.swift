@@ -225,7 +225,7 @@ public final class WebSocketClientConnection: EventHandler, Flushable {
 
     // MARK: Events
 
-    public func handleEvents(_ events: UInt32) {
+    override public func handleEvents(_ events: UInt32) {
         switch state {
         case .connecting:
             if events & (EventLoop.writable | EventLoop.error | EventLoop.hangup) != 0 { tcpConnectCompleted() }

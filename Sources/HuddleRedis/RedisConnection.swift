@@ -42,6 +42,7 @@ public final class RedisConnection: EventHandler {
         deadlines = ReplyDeadlines(timeout: replyTimeout)
         self.onConnect = onConnect
         self.onClose = onClose
+        super.init()
         BrokenPipeSignal.ignoreUnlessHandled()  // hiredis writes with write(2)
         // hiredis resolves a host name with a blocking getaddrinfo; cluster URLs name IP
         // addresses or names in /etc/hosts, so this stays short.
@@ -136,7 +137,7 @@ public final class RedisConnection: EventHandler {
 
     // MARK: Events from the loop
 
-    public func handleEvents(_ events: UInt32) {
+    override public func handleEvents(_ events: UInt32) {
         withExtendedLifetime(self) {
             // Before the connection completes, writability (or an error) is what reports it.
             if let context, events & EventLoop.writable != 0 || (state == .connecting && events & (EventLoop.hangup | EventLoop.error) != 0) {

@@ -39,7 +39,8 @@ final class Connection: EventHandler, Flushable {
     /// Whatever per-connection state the endpoint keeps (nil for the raw bench endpoints).
     var endpointState: AnyObject?
 
-    /// Deadline of the current phase (handshake, body, closing, draining), on the loop's clock.
+    /// Deadline of the current phase (handshake, body, closing, draining), on the loop's clock;
+    /// while the WebSocket is open, when the next ping may be sent (`WebSocketSession`).
     var deadline: Int64
     /// Stored at every read and every write: plain stores on the loop's thread, no run-time
     /// exclusivity check (~80 instructions each, see `Transport`).
@@ -79,7 +80,7 @@ final class Connection: EventHandler, Flushable {
 
     // MARK: Events
 
-    func handleEvents(_ events: UInt32) {
+    override func handleEvents(_ events: UInt32) {
         if case .tlsHandshake = phase {
             continueTLSHandshake()
             return

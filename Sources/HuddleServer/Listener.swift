@@ -27,7 +27,7 @@ final class Listener: EventHandler {
         self.spreader = spreader
     }
 
-    func handleEvents(_ events: UInt32) {
+    override func handleEvents(_ events: UInt32) {
         for _ in 0..<Self.acceptsPerEvent {
             do {
                 guard let (clientFD, peer) = try Socket.accept(fd) else { return }

@@ -7,18 +7,24 @@ import Logging
 /// transport, and the reader's backpressure (`WebSocketSession+Backpressure.swift`). Lives in
 /// the connection's `.open` phase and, while the close handshake runs, in `.closing`.
 final class WebSocketSession {
-    // Stored in this order so the object stays at most 184 bytes (a 192-byte heap block): the
+    // Stored in this order so the object stays at most 104 bytes (a 112-byte heap block): the
     // small fields share the word after the drain mark's tag byte. Every open connection holds one.
     /// Each read of an unowned reference is a checked strong retain: the per-message paths
     /// read it once into a local.
     unowned let connection: Connection
-    /// Until the session is over (closing or gone): then the endpoint has forgotten the connection.
-    private(set) var endpoint: (any WebSocketEndpoint)?
-    /// Nil once the connection failed: nothing more is parsed. Mutated in place while its
-    /// events run, without a run-time exclusivity check (~150 instructions a read): nothing
-    /// else touches it meanwhile — `stopParsing` during a read only sets `parsingStopped`, and
-    /// a read inside a read stops the process (`isReading`) rather than overlap.
-    @exclusivity(unchecked) private var reader: WebSocketMessageReader?
+    /// Kept after the session is over for its message size limit, which the close handshake's
+    /// reads still apply (not stored apart: 8 bytes every connection would hold).
+    private let servedEndpoint: any WebSocketEndpoint
+    /// The inflater agreed for compressed messages (nil: permessage-deflate is off), handed to
+    /// each message reader.
+    private let inflater: (any WebSocketMessageInflater)?
+    /// The message reader, kept between reads only while it holds part of a header, frame or
+    /// fragmented message (or has failed or read the close frame); at a message boundary it is
+    /// dropped and the next read makes a new one, so an idle connection keeps only the reader's
+    /// settings (32 of its 103 bytes), not its in-progress state. No run-time
+    /// exclusivity check: nothing else touches it during a read (`stopParsing` during a read
+    /// only sets `parsingStopped`, and a read inside a read stops the process, `isReading`).
+    @exclusivity(unchecked) private var readerInProgress: ReaderInProgress?
     /// The queue's end (in `Transport.writtenBytes` terms) when the sweep found bytes waiting,
     /// and when: those bytes must be written by `since` + the slow-reader timeout.
     var drainMark: (end: Int, since: Int64)?
@@ -29,6 +35,8 @@ final class WebSocketSession {
     var isStalled = false
     @exclusivity(unchecked) private var isReading = false
     @exclusivity(unchecked) private var parsingStopped = false
+    /// The session is over (`detach`): the endpoint has forgotten the connection.
+    private var isDetached = false
     /// The window of our compressed messages (8–15); 0 when permessage-deflate was not agreed
     /// (not an optional: its tag byte would cost the object a larger heap block).
     private let serverMaxWindowBits: UInt8
@@ -37,13 +45,12 @@ final class WebSocketSession {
     private var framesStartOffset: Int32 = 0
     /// Only when the client refused server_no_context_takeover: its own compression context.
     private let privateDeflater: PerMessageDeflater?
-    var lastPingSent: Int64 = 0
 
     /// Accepts the upgrade `request` for `endpoint`: negotiates permessage-deflate and queues
     /// the 101 response.
     init(connection: Connection, endpoint: any WebSocketEndpoint, request: WebSocketHandshake.Request, subprotocol: String?) {
         self.connection = connection
-        self.endpoint = endpoint
+        servedEndpoint = endpoint
         let context = connection.context
         var extensionHeader: String?
         var inflater: PerMessageInflater?
@@ -61,11 +68,16 @@ final class WebSocketSession {
             serverMaxWindowBits = 0
         }
         self.privateDeflater = privateDeflater
-        reader = WebSocketMessageReader(role: .server, maxMessageSize: endpoint.maxMessageSize, inflater: inflater)
+        self.inflater = inflater
+        // No ping sent yet: the first may go as soon as the peer is quiet (see `checkDeadlines`).
+        connection.deadline = 0
         let transport = connection.transport
         transport.enqueue(WebSocketHandshake.upgradeResponse(key: request.key, extensionHeader: extensionHeader, subprotocol: subprotocol))
         framesStart = transport.queuedByteCount
     }
+
+    /// Until the session is over (closing or gone): then the endpoint has forgotten the connection.
+    var endpoint: (any WebSocketEndpoint)? { isDetached ? nil : servedEndpoint }
 
     /// Whether this connection can be sent the shared compressed form of a fan-out frame:
     /// server_no_context_takeover (no private deflater) with the full window. Derived, not
@@ -87,6 +99,7 @@ final class WebSocketSession {
         guard !parsingStopped else { return }
         precondition(!isReading, "a WebSocket session read inside its own read")
         isReading = true
+        var reader = takeReader()
         var failure: WebSocketError?
         do {
             try reader?.read(inPlace: bytes) { message in
@@ -100,15 +113,37 @@ final class WebSocketSession {
             failure = WebSocketError(.internalError, "unexpected error")
         }
         isReading = false
+        keep(reader)
         if let failure { connection.fail(failure) }
-        if parsingStopped { reader = nil }
+        if parsingStopped { readerInProgress = nil }
+    }
+
+    /// The reader kept from the last read (moved out, so its buffers stay uniquely referenced
+    /// and grow in place), or a new one.
+    private func takeReader() -> WebSocketMessageReader? {
+        var reader = WebSocketMessageReader(role: .server, maxMessageSize: servedEndpoint.maxMessageSize, inflater: inflater)
+        if let readerInProgress { swap(&reader, &readerInProgress.reader) }
+        return reader
+    }
+
+    /// Keeps `reader` for the next read unless a new one would do the same.
+    private func keep(_ reader: WebSocketMessageReader?) {
+        guard let reader, !reader.isAtMessageBoundary else {
+            readerInProgress = nil
+            return
+        }
+        if let readerInProgress {
+            readerInProgress.reader = reader
+        } else {
+            readerInProgress = ReaderInProgress(reader)
+        }
     }
 
     /// The connection failed: input is discarded from now on (the reader's memory freed once
     /// it is not running).
     func stopParsing() {
         parsingStopped = true
-        if !isReading { reader = nil }
+        if !isReading { readerInProgress = nil }
     }
 
     private func handle(_ event: WebSocketEvent, _ connection: Connection) {
@@ -208,9 +243,9 @@ final class WebSocketSession {
 
     /// The session is over (closing or gone): the endpoint forgets the connection.
     func detach() {
-        guard let endpoint else { return }
-        endpoint.connectionClosed(connection)
-        self.endpoint = nil
+        guard !isDetached else { return }
+        isDetached = true
+        servedEndpoint.connectionClosed(connection)
         let metrics = connection.context.metrics.loop(connection.context.loop.index)
         if isBehind {
             isBehind = false
@@ -230,9 +265,11 @@ final class WebSocketSession {
         } else if checkDrain(now: now) {
             return
         } else if silence >= Int64(configuration.pingIntervalMilliseconds),
-            now - lastPingSent >= Int64(configuration.pingIntervalMilliseconds)
+            now >= connection.deadline
         {
-            lastPingSent = now
+            // While open, the connection's deadline is when the next ping may go: not stored
+            // here, 8 bytes every connection would hold.
+            connection.deadline = now + Int64(configuration.pingIntervalMilliseconds)
             enqueueFrame(.ping, [])
         } else if now - connection.lastWriteProgress >= Self.quietTimeBeforeBufferRelease {
             // A connection sent nothing for a while keeps no write buffer (idle memory); the
@@ -243,4 +280,12 @@ final class WebSocketSession {
 
     /// How long a connection's emptied write buffer is kept for the next message.
     static let quietTimeBeforeBufferRelease: Int64 = 1_000
+}
+
+/// A message reader between two reads of its connection, while it holds partial input (see
+/// `WebSocketSession.readerInProgress`).
+private final class ReaderInProgress {
+    var reader: WebSocketMessageReader
+
+    init(_ reader: WebSocketMessageReader) { self.reader = reader }
 }

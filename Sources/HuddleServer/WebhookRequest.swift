@@ -198,7 +198,7 @@ final class WebhookRequest: EventHandler {
         }
     }
 
-    func handleEvents(_ events: UInt32) {
+    override func handleEvents(_ events: UInt32) {
         switch state {
         case .connecting:
             connectCompleted()

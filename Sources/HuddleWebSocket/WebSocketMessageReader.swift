@@ -44,6 +44,14 @@ public struct WebSocketMessageReader {
         partialHeader.count + message.count + controlPayload.count
     }
 
+    /// Whether a new reader with the same settings would go on exactly as this one: no header,
+    /// frame or fragmented message partly read, no close frame received, no failure. An owner
+    /// may then drop the reader and make a new one for the next bytes, so that what it keeps
+    /// per idle connection is only the settings.
+    public var isAtMessageBoundary: Bool {
+        frame == nil && partialHeader.count == 0 && messageOpcode == nil && !closeReceived && failure == nil
+    }
+
     /// Feed bytes as read from the socket (any split, down to 1 byte at a time). Calls `onEvent`
     /// for each complete control frame and data message, in order.
     ///

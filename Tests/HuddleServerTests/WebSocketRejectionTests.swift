@@ -77,6 +77,25 @@ import Testing
         #expect(client.waitForEOF())
     }
 
+    /// A quiet peer gets a ping per interval, not one at every sweep of the loop (4 a second):
+    /// with a 1 s interval, 2 or 3 pings before the idle timeout closes it at 3 s.
+    @Test func silentPeerIsPingedOncePerInterval() async throws {
+        let server = try await ServerProcess(["--bench", "--ping-interval", "1", "--idle-timeout", "3"])
+        let client = try RawClient(port: server.port)
+        try client.upgrade(path: "/echo")
+        var pings = 0
+        var closeCode: WebSocketCloseCode?
+        while let event = try client.nextEvent() {
+            if case .ping = event { pings += 1 }
+            if case .close(let code, _) = event {
+                closeCode = code
+                break
+            }
+        }
+        #expect(closeCode == .policyViolation)
+        #expect((1...3).contains(pings), "\(pings) pings in the 3 s before the idle timeout")
+    }
+
     @Test func peerAnsweringPingsStaysConnected() async throws {
         let server = try await ServerProcess(["--bench", "--ping-interval", "1", "--idle-timeout", "3"])
         let client = try RawClient(port: server.port)

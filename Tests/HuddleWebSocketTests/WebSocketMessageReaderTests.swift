@@ -113,17 +113,23 @@ private func outcome(
     return outcome
 }
 
+/// `replacedAtBoundaries`: after each piece, a reader at a message boundary is replaced by a
+/// new one, as the server does so that an idle connection keeps no reader.
 private func read(
     _ bytes: [UInt8],
     role: WebSocketRole,
     split: Split = .whole,
     maxMessageSize: Int = 1 << 20,
-    inflater: (any WebSocketMessageInflater)? = nil
+    inflater: (any WebSocketMessageInflater)? = nil,
+    replacedAtBoundaries: Bool = false
 ) -> Outcome {
     var reader = WebSocketMessageReader(role: role, maxMessageSize: maxMessageSize, inflater: inflater)
     return outcome(of: bytes, split: split) { piece, outcome in
         try piece.withUnsafeBytes { bytes in
             try reader.read(bytes) { outcome.events.append($0) }
+        }
+        if replacedAtBoundaries && reader.isAtMessageBoundary {
+            reader = WebSocketMessageReader(role: role, maxMessageSize: maxMessageSize, inflater: inflater)
         }
     }
 }
@@ -401,6 +407,10 @@ private let violations: [Violation] =
             #expect(outcome == Outcome(events: example.events), "\(split)")
             let inPlace = readInPlace(example.bytes, role: example.role, split: split, inflater: example.inflater?.make())
             #expect(inPlace.outcome == Outcome(events: example.events), "in place, \(split)")
+            let replaced = read(
+                example.bytes, role: example.role, split: split, inflater: example.inflater?.make(),
+                replacedAtBoundaries: true)
+            #expect(replaced == Outcome(events: example.events), "\(split), replaced at message boundaries")
         }
     }
 
@@ -490,6 +500,9 @@ private let violations: [Violation] =
             for split in [Split.oneByteAtATime, .random(seed: generator.next())] {
                 let outcome = read(bytes, role: role, split: split, maxMessageSize: 200, inflater: inflater)
                 #expect(outcome == whole, "\(split) of \(bytes)")
+                let replaced = read(
+                    bytes, role: role, split: split, maxMessageSize: 200, inflater: inflater, replacedAtBoundaries: true)
+                #expect(replaced == whole, "\(split) of \(bytes), replaced at message boundaries")
             }
             for split in [Split.whole, .random(seed: generator.next())] {
                 let inPlace = readInPlace(bytes, role: role, split: split, maxMessageSize: 200, inflater: inflater)
@@ -609,6 +622,32 @@ private let violations: [Violation] =
     }
 
     // MARK: Memory held
+
+    /// What the server relies on to keep no reader between messages: a reader is at a message
+    /// boundary only when nothing is partly read and it can still read (not closed, not failed).
+    @Test func messageBoundaryFollowsPartialInput() throws {
+        var reader = WebSocketMessageReader(role: .server, maxMessageSize: 1 << 20)
+        #expect(reader.isAtMessageBoundary)
+        let frame = clientFrame(.binary, pattern(count: 10))
+        #expect(try feed(&reader, Array(frame[..<1])).isEmpty)
+        #expect(!reader.isAtMessageBoundary, "a partial header")
+        #expect(try feed(&reader, Array(frame[1..<9])).isEmpty)
+        #expect(!reader.isAtMessageBoundary, "a partial payload")
+        #expect(try feed(&reader, Array(frame[9...])) == [.binary(pattern(count: 10))])
+        #expect(reader.isAtMessageBoundary)
+
+        #expect(try feed(&reader, clientFrame(.text, [], fin: false)).isEmpty)
+        #expect(!reader.isAtMessageBoundary, "a fragmented message with nothing received yet")
+        #expect(try feed(&reader, clientFrame(.continuation, hello)) == [.text(hello)])
+        #expect(reader.isAtMessageBoundary)
+
+        #expect(try feed(&reader, clientFrame(.close, closeBody(1000))) == [.close(.normalClosure, reason: "")])
+        #expect(!reader.isAtMessageBoundary, "closed: later bytes are ignored")
+
+        var failed = WebSocketMessageReader(role: .server, maxMessageSize: 1 << 20)
+        #expect(throws: WebSocketError.self) { try feed(&failed, serverFrame(.text, hello)) }
+        #expect(!failed.isAtMessageBoundary, "failed: later reads throw again")
+    }
 
     @Test func bufferedByteCountFollowsPartialInput() throws {
         var reader = WebSocketMessageReader(role: .server, maxMessageSize: 1 << 20)

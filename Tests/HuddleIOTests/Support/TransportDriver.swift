@@ -15,7 +15,7 @@ final class TransportDriver: EventHandler {
         handshakeDone = !handshakeFirst
     }
 
-    func handleEvents(_ events: UInt32) {
+    override func handleEvents(_ events: UInt32) {
         if !handshakeDone {
             switch transport.handshake() {
             case .done: handshakeDone = true
