@@ -141,7 +141,8 @@ final class Persistence: @unchecked Sendable {
     func attach(coreLoop: EventLoop, onSynced: @escaping (Result<UInt64, any Error>) -> Void) {
         self.coreLoop = coreLoop
         self.onSynced = onSynced
-        log.rotatesOnAnotherThread = syncsInBackground
+        // Every policy: a rotation syncs the segment it closes, whatever the policy says.
+        log.rotatesOnAnotherThread = true
     }
 
     /// Appends one core turn's commands as one batch. Under `--fsync always` a sync on the sync
@@ -150,16 +151,16 @@ final class Persistence: @unchecked Sendable {
     /// says, and their replies do not wait.
     func append(_ commands: [CoreCommand]) throws {
         try log.append(commands.map { $0.logRecord })
-        if syncsInBackground {
-            if log.segmentIsFull {
-                do {
-                    try startRotation()
-                } catch {
-                    logger.error("cannot start a new log segment; the log goes on in the current one", metadata: ["error": "\(error)"])
-                }
+        if log.segmentIsFull {
+            do {
+                try startRotation()
+            } catch {
+                logger.error("cannot start a new log segment; the log goes on in the current one", metadata: ["error": "\(error)"])
             }
+        }
+        if syncsInBackground {
             startSync()
-        } else {
+        } else if rotationInFlight == nil {
             try log.syncIfDue()
         }
     }
@@ -223,10 +224,11 @@ final class Persistence: @unchecked Sendable {
                 logger.error("cannot start a new log segment; the log goes on in the current one", metadata: ["error": "\(error)"])
             }
         } catch {
+            // Under every policy: a failed fdatasync leaves nothing to trust in memory either.
             onSynced?(.failure(error))
             return
         }
-        startSync()
+        if syncsInBackground { startSync() }
         startSnapshotNowDurable()
         onSynced?(.success(log.durableSequence))
     }
@@ -244,8 +246,12 @@ final class Persistence: @unchecked Sendable {
         }
     }
 
+    /// Under `everysec` and `no` replies do not wait for the disk, nor does the snapshot for
+    /// more than its rotation.
     private func startSnapshotNowDurable() {
-        guard let (sequence, write) = snapshotAwaitingDurability, log.durableSequence >= sequence else { return }
+        guard let (sequence, write) = snapshotAwaitingDurability, rotationInFlight == nil,
+              !syncsInBackground || log.durableSequence >= sequence
+        else { return }
         snapshotAwaitingDurability = nil
         write()
     }
@@ -256,7 +262,7 @@ final class Persistence: @unchecked Sendable {
     /// The periodic tick: `everysec` syncs here when a burst has ended (`always` needs no tick:
     /// every append starts or queues a background sync).
     func tick() throws {
-        guard !syncsInBackground else { return }
+        guard !syncsInBackground, rotationInFlight == nil else { return }
         try log.syncIfDue()
     }
 
@@ -315,10 +321,10 @@ final class Persistence: @unchecked Sendable {
             // A new segment per attempt lets the next snapshot drop the log before this one
             // whole. After a failure that boundary is still there to use; a new segment per
             // retry would pile up segments nothing trims (on a full disk, until it is full).
-            // Under `--fsync always` the rotation runs on the sync thread (one already running
+            // With the core attached the rotation runs on the sync thread (one already running
             // for a full segment serves as this one's boundary).
             if !lastSnapshotFailed {
-                if syncsInBackground { try startRotation() } else { try log.rotate() }
+                if self.coreLoop != nil { try startRotation() } else { try log.rotate() }
             }
         } catch {
             logger.error("snapshot skipped: cannot start a new log segment", metadata: ["error": "\(error)"])
@@ -343,12 +349,9 @@ final class Persistence: @unchecked Sendable {
         }
         // A snapshot claims its records only once the log has them durable: written earlier, a
         // crash could leave a snapshot holding writes no one was answered for.
-        if syncsInBackground, log.durableSequence < sequence {
-            snapshotAwaitingDurability = (sequence, write)
-            startSync()
-        } else {
-            write()
-        }
+        snapshotAwaitingDurability = (sequence, write)
+        if syncsInBackground { startSync() }
+        startSnapshotNowDurable()
     }
 
     private func finishSnapshot(
