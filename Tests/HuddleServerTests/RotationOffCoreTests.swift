@@ -10,17 +10,8 @@ import Testing
     @Test func aSnapshotsRotationWaitsForTheSyncThreadAndReleasesNothingBeforeItIsDurable() async throws {
         let data = try ServerProcess.makeDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let fifo = data.deletingLastPathComponent().appendingPathComponent("sync-gate-\(UUID().uuidString)")
-        #expect(mkfifo(fifo.path, 0o600) == 0)
-        defer { unlink(fifo.path) }
-        let server = try await DurableServer.start(["--fsync", "always"], dataDirectory: data, environment: ["HUDDLE_TEST_SYNC_GATE": fifo.path])
-        let gate = open(fifo.path, O_RDWR)
-        try #require(gate >= 0)
-        defer { close(gate) }
-        func command(_ byte: UInt8) throws {
-            var byte = byte
-            guard write(gate, &byte, 1) == 1 else { throw TestFailure("cannot write to the sync gate") }
-        }
+        let gate = try SyncGate(nextTo: data)
+        let server = try await DurableServer.start(["--fsync", "always"], dataDirectory: data, environment: gate.environment)
 
         let writer = try ProtocolClient(port: server.port)
         try writer.signup("rot_writer")
@@ -33,9 +24,9 @@ import Testing
         try leaving.signup("rot_leaving")
 
         // Held: the publish is in the log, its sync waits at the gate.
-        try command(UInt8(ascii: "h"))
+        try gate.hold()
         let firstID = try writer.sendRequest("publish", ["channel": "room:rot", "data": ["n": 1]])
-        try await server.waitForLogCount("test sync gate holds a sync", atLeast: 1)
+        try await server.waitForLogCount(SyncGate.heldLine, atLeast: 1)
 
         // A deletion owes a snapshot, which starts by rotating the log — while the sync is held.
         let deleteID = try leaving.sendRequest("account_delete", ["password": ProtocolClient.password])
@@ -50,7 +41,7 @@ import Testing
         // The core goes on applying while the rotation waits: the next publish gets the next offset.
         let secondID = try later.sendRequest("publish", ["channel": "room:rot", "data": ["n": 2]])
 
-        try command(UInt8(ascii: "o"))
+        try gate.release()
         let firstReply = try writer.reply(to: firstID)
         #expect((firstReply["result"] as? [String: Any])?["offset"] as? Int == 1, "\(firstReply)")
         let deleted = try leaving.reply(to: deleteID)
