@@ -323,7 +323,7 @@ final class CoreRunner: @unchecked Sendable {
                 snapshotRequested = false
                 persistence?.beginSnapshot(of: core.durableState, coreLoop: loop, forgettingTheFallback: snapshotForgetsTheFallback) {}
                 snapshotForgetsTheFallback = false
-                releaseDurable()  // starting the snapshot synced the log
+                releaseDurable()  // starting the snapshot synced the log (but under `--fsync always`)
             }
         }
         routeTurn()

@@ -29,6 +29,10 @@ final class Persistence: @unchecked Sendable {
     private let syncThread: EventLoop
     private let syncThreadHandle: LoopThread
     private var syncInFlight = false
+    /// A log rotation (a segment filled, or a snapshot started) running on the sync thread.
+    private var rotationInFlight: LogRotation?
+    /// A snapshot's write, started once the log is durable up to the sequence it claims.
+    private var snapshotAwaitingDurability: (sequence: UInt64, write: () -> Void)?
     /// The core's loop and what it is told when a background sync ends (`attach`).
     private var coreLoop: EventLoop?
     private var onSynced: ((Result<UInt64, any Error>) -> Void)?
@@ -137,6 +141,8 @@ final class Persistence: @unchecked Sendable {
     func attach(coreLoop: EventLoop, onSynced: @escaping (Result<UInt64, any Error>) -> Void) {
         self.coreLoop = coreLoop
         self.onSynced = onSynced
+        // Every policy: a rotation syncs the segment it closes, whatever the policy says.
+        log.rotatesOnAnotherThread = true
     }
 
     /// Appends one core turn's commands as one batch. Under `--fsync always` a sync on the sync
@@ -145,9 +151,16 @@ final class Persistence: @unchecked Sendable {
     /// says, and their replies do not wait.
     func append(_ commands: [CoreCommand]) throws {
         try log.append(commands.map { $0.logRecord })
+        if log.segmentIsFull {
+            do {
+                try startRotation()
+            } catch {
+                logger.error("cannot start a new log segment; the log goes on in the current one", metadata: ["error": "\(error)"])
+            }
+        }
         if syncsInBackground {
             startSync()
-        } else {
+        } else if rotationInFlight == nil {
             try log.syncIfDue()
         }
     }
@@ -159,9 +172,10 @@ final class Persistence: @unchecked Sendable {
     /// appended (the other policies acknowledge before the disk has it).
     var acknowledgedSequence: UInt64 { syncsInBackground ? log.durableSequence : log.lastSequence }
 
-    /// One sync at a time: those appended while it runs go with the next (group commit).
+    /// One sync at a time: those appended while it runs go with the next (group commit). None
+    /// while a rotation runs: it syncs the segment it closes, and what comes after waits for it.
     private func startSync() {
-        guard !syncInFlight, let coreLoop else { return }
+        guard !syncInFlight, rotationInFlight == nil, let coreLoop else { return }
         let sync: LogSync
         do {
             guard let started = try log.beginSync() else { return }
@@ -186,7 +200,60 @@ final class Persistence: @unchecked Sendable {
             return
         }
         startSync()
+        startSnapshotNowDurable()
         onSynced?(.success(log.durableSequence))
+    }
+
+    /// Rotates the log on the sync thread (after the sync running there, if any): the core goes
+    /// on applying, its records held by the log until the new segment exists, its outputs held
+    /// until they are durable, like any others.
+    private func startRotation() throws {
+        guard rotationInFlight == nil, let coreLoop, let rotation = try log.beginRotation() else { return }
+        rotationInFlight = rotation
+        syncThread.execute {
+            rotation.perform()
+            coreLoop.execute { [self] in finishRotation(rotation) }
+        }
+    }
+
+    private func finishRotation(_ rotation: LogRotation) {
+        guard rotationInFlight === rotation else { return }  // the shutdown finished it
+        rotationInFlight = nil
+        do {
+            if let error = try log.finishRotation(rotation) {
+                logger.error("cannot start a new log segment; the log goes on in the current one", metadata: ["error": "\(error)"])
+            }
+        } catch {
+            // Under every policy: a failed fdatasync leaves nothing to trust in memory either.
+            onSynced?(.failure(error))
+            return
+        }
+        if syncsInBackground { startSync() }
+        startSnapshotNowDurable()
+        onSynced?(.success(log.durableSequence))
+    }
+
+    /// Finishes on this thread a rotation running on the sync thread, waiting for it: before
+    /// the shutdown syncs, and before the state is rebuilt from disk (the records it holds go
+    /// to the files first).
+    private func finishRotationInFlight() throws {
+        guard let rotation = rotationInFlight else { return }
+        // The sync thread runs until `close`; a rotation is one fdatasync and a file creation.
+        while rotation.outcome == nil { usleep(1_000) }
+        rotationInFlight = nil
+        if let error = try log.finishRotation(rotation) {
+            logger.error("cannot start a new log segment; the log goes on in the current one", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Under `everysec` and `no` replies do not wait for the disk, nor does the snapshot for
+    /// more than its rotation.
+    private func startSnapshotNowDurable() {
+        guard let (sequence, write) = snapshotAwaitingDurability, rotationInFlight == nil,
+              !syncsInBackground || log.durableSequence >= sequence
+        else { return }
+        snapshotAwaitingDurability = nil
+        write()
     }
 
     /// The sequence of the newest record in the log: how far the durable history has come.
@@ -195,18 +262,20 @@ final class Persistence: @unchecked Sendable {
     /// The periodic tick: `everysec` syncs here when a burst has ended (`always` needs no tick:
     /// every append starts or queues a background sync).
     func tick() throws {
-        guard !syncsInBackground else { return }
+        guard !syncsInBackground, rotationInFlight == nil else { return }
         try log.syncIfDue()
     }
 
     /// Syncs on the calling (core) thread whatever is not yet durable: the shutdown's last word.
     func syncNow() throws {
+        try finishRotationInFlight()
         try log.sync()
     }
 
     /// Rebuilds the durable state from disk: what a restart would see. Used to take back
     /// changes the log refused to record.
     func durableStateOnDisk(configuration: CoreConfiguration) throws -> CoreDurableState {
+        try finishRotationInFlight()
         var state = CoreDurableState()
         var sequence: UInt64 = 0
         if let loaded = try snapshots.loadNewestValid() {
@@ -252,7 +321,11 @@ final class Persistence: @unchecked Sendable {
             // A new segment per attempt lets the next snapshot drop the log before this one
             // whole. After a failure that boundary is still there to use; a new segment per
             // retry would pile up segments nothing trims (on a full disk, until it is full).
-            if !lastSnapshotFailed { try log.rotate() }
+            // With the core attached the rotation runs on the sync thread (one already running
+            // for a full segment serves as this one's boundary).
+            if !lastSnapshotFailed {
+                if self.coreLoop != nil { try startRotation() } else { try log.rotate() }
+            }
         } catch {
             logger.error("snapshot skipped: cannot start a new log segment", metadata: ["error": "\(error)"])
             return
@@ -260,17 +333,25 @@ final class Persistence: @unchecked Sendable {
         snapshotInProgress = true
         let snapshots = self.snapshots
         let logger = self.logger
-        snapshotThread.execute {
-            let started = MonotonicClock.milliseconds()
-            let outcome: Result<SnapshotWriteResult, any Error> = Result {
-                try snapshots.write(payload: state.snapshotPayload, lastSequence: sequence)
-            }
-            let elapsed = MonotonicClock.milliseconds() - started
-            coreLoop.execute { [self] in
-                finishSnapshot(outcome, sequence: sequence, milliseconds: elapsed, forgettingTheFallback: forgettingTheFallback, logger: logger)
-                completion()
+        logger.notice("snapshot started", metadata: ["sequence": "\(sequence)"])
+        let write = { [self, snapshotThread] in
+            snapshotThread.execute {
+                let started = MonotonicClock.milliseconds()
+                let outcome: Result<SnapshotWriteResult, any Error> = Result {
+                    try snapshots.write(payload: state.snapshotPayload, lastSequence: sequence)
+                }
+                let elapsed = MonotonicClock.milliseconds() - started
+                coreLoop.execute { [self] in
+                    finishSnapshot(outcome, sequence: sequence, milliseconds: elapsed, forgettingTheFallback: forgettingTheFallback, logger: logger)
+                    completion()
+                }
             }
         }
+        // A snapshot claims its records only once the log has them durable: written earlier, a
+        // crash could leave a snapshot holding writes no one was answered for.
+        snapshotAwaitingDurability = (sequence, write)
+        if syncsInBackground { startSync() }
+        startSnapshotNowDurable()
     }
 
     private func finishSnapshot(
@@ -311,7 +392,9 @@ final class Persistence: @unchecked Sendable {
         // A periodic snapshot still running keeps the thread until it ends; one queued behind it
         // waits for it, within the deadline.
         snapshotThreadBusyAtExit = snapshotInProgress
+        snapshotAwaitingDurability = nil
         do {
+            try finishRotationInFlight()
             try log.sync()
         } catch {
             logger.error("the log could not be synced at shutdown", metadata: ["error": "\(error)"])

@@ -58,6 +58,14 @@ public final class WriteAheadLog {
     /// The encoded batch, reused across appends; capacity is dropped after an unusually large one.
     private var batch: [UInt8] = []
     private static let retainedBatchCapacity = 1 << 20
+    /// The rotation running on another thread (`beginRotation`), and the records appended since
+    /// it began, encoded: in no file until `finishRotation` writes them to the new segment.
+    private var rotation: LogRotation?
+    private var held: [UInt8] = []
+
+    /// When set, `append` never rotates by itself: the owner sees `segmentIsFull` and rotates
+    /// with `beginRotation` on another thread. Unset, a full segment is rotated inside `append`.
+    public var rotatesOnAnotherThread = false
 
     /// Opens the log in `directory` (created if missing), recovering it first:
     /// - leftover `wal-*.tmp` files are deleted;
@@ -125,10 +133,16 @@ public final class WriteAheadLog {
             }
             total += LogFormat.recordHeaderSize + payload.count
         }
-        if active.recordCount > 0 && active.byteCount + total > segmentSizeLimit {
+        let first = lastSequence + 1
+        if rotation != nil {
+            encode(payloads, firstSequence: first, byteCount: total)
+            held.append(contentsOf: batch)
+            lastSequence = first + UInt64(payloads.count) - 1
+            return first...lastSequence
+        }
+        if !rotatesOnAnotherThread, active.recordCount > 0 && active.byteCount + total > segmentSizeLimit {
             try rotate()
         }
-        let first = lastSequence + 1
         encode(payloads, firstSequence: first, byteCount: total)
         defer { if batch.capacity > Self.retainedBatchCapacity { batch = [] } }
         let path = pathIn(directory, active.name)
@@ -188,13 +202,14 @@ public final class WriteAheadLog {
     /// (`LogSync.perform`) while this one goes on appending; nil when every record is already
     /// durable. Hand the outcome back with `finishSync`. Several may be outstanding; each makes
     /// durable what was appended before it began.
+    /// While a rotation runs, only what is in the segment it closes (which it syncs itself).
     public func beginSync() throws -> LogSync? {
         try ensureWritable()
-        guard durableSequence < lastSequence else { return nil }
+        guard durableSequence < active.lastSequence else { return nil }
         let path = pathIn(directory, active.name)
         let fd = dup(activeFD)
         guard fd >= 0 else { throw StoreError.system(call: "dup", path: path, errno: errno) }
-        return LogSync(sequence: lastSequence, fd: fd, path: path)
+        return LogSync(sequence: active.lastSequence, fd: fd, path: path)
     }
 
     /// Takes a `LogSync`'s outcome back on the log's thread: success makes its records durable;
@@ -214,6 +229,72 @@ public final class WriteAheadLog {
         }
     }
 
+    /// Whether the current segment has reached `segmentSizeLimit` (see `rotatesOnAnotherThread`).
+    public var segmentIsFull: Bool { active.byteCount >= segmentSizeLimit }
+
+    /// Whether a rotation begun with `beginRotation` has not been finished yet.
+    public var isRotating: Bool { rotation != nil }
+
+    /// `rotate()` without waiting for the disk: closes the current segment to appends and returns
+    /// the job that syncs it and creates the next one on another thread (`LogRotation.perform`);
+    /// hand it back with `finishRotation`. Until then, appends are held in memory (not durable,
+    /// not readable). Nil when the current segment holds no record or a rotation already runs.
+    public func beginRotation() throws -> LogRotation? {
+        try ensureWritable()
+        guard rotation == nil, active.recordCount > 0 else { return nil }
+        let path = pathIn(directory, active.name)
+        let fd = dup(activeFD)
+        guard fd >= 0 else { throw StoreError.system(call: "dup", path: path, errno: errno) }
+        let started = LogRotation(sequence: active.lastSequence, fd: fd, path: path, directory: directory)
+        rotation = started
+        return started
+    }
+
+    /// Takes a performed `LogRotation` back on the log's thread: the closed segment is durable,
+    /// appends go to the new one, starting with the records held meanwhile (not yet durable:
+    /// sync them as any append). A failed sync makes the log refuse writes, as a failed `sync()`
+    /// does, and so does a failed write of the held records (their owner already applied them),
+    /// and both rethrow. If only the new segment could not be created, the held records go to
+    /// the current segment and the error is returned: the log stays usable.
+    @discardableResult
+    public func finishRotation(_ finished: LogRotation) throws -> StoreError? {
+        guard rotation === finished, let outcome = finished.outcome else { return nil }
+        rotation = nil
+        let records = held
+        held = []
+        if case .failure(let error) = outcome.synced {
+            condition = .failed("\(error); records after \(durableSequence) may or may not be on disk, reopen the log")
+            throw error
+        }
+        if finished.sequence > durableSequence {
+            durableSequence = finished.sequence
+            lastSyncTime = MonotonicMilliseconds.now()
+        }
+        var creationError: StoreError?
+        switch outcome.created {
+        case .success(let segment)?:
+            FileIO.close(activeFD)
+            closedSegments.append(active)
+            active = segment.info
+            activeFD = segment.fd
+        case .failure(let error)?:
+            creationError = error
+        case nil:
+            preconditionFailure("a rotation whose sync succeeded always tries the new segment")
+        }
+        guard !records.isEmpty else { return creationError }
+        let path = pathIn(directory, active.name)
+        do {
+            try records.withUnsafeBytes { try FileIO.write(activeFD, $0, at: active.byteCount, path: path) }
+        } catch {
+            condition = .failed("\(error): records \(active.lastSequence + 1)...\(lastSequence) could not be written, reopen the log")
+            throw error
+        }
+        active.byteCount += records.count
+        active.lastSequence = lastSequence
+        return creationError
+    }
+
     /// Closes the current segment and starts `wal-<lastSequence + 1>.log`, so that everything up
     /// to now can later be removed as a whole with `removeSegments(upTo:)`. Call it when taking
     /// the state copy for a snapshot. Does nothing if the current segment holds no record yet.
@@ -222,6 +303,7 @@ public final class WriteAheadLog {
     /// segment but the last never being an interrupted write.
     public func rotate() throws {
         try ensureWritable()
+        precondition(rotation == nil, "finish the rotation running on another thread first")
         guard active.recordCount > 0 else { return }
         if durableSequence < lastSequence { try syncActiveSegment() }
         let (fd, segment) = try Self.createSegment(directory: directory, firstSequence: lastSequence + 1)
@@ -319,7 +401,7 @@ public final class WriteAheadLog {
             condition = .failed("\(error); records after \(durableSequence) may or may not be on disk, reopen the log")
             throw error
         }
-        durableSequence = lastSequence
+        durableSequence = active.lastSequence
         lastSyncTime = now
     }
 
@@ -361,7 +443,7 @@ public final class WriteAheadLog {
 
     /// Creates a segment that is complete from the moment its name exists: header written and
     /// synced under `.tmp`, then renamed, then the directory synced. Returns it open for writing.
-    private static func createSegment(directory: String, firstSequence: UInt64) throws -> (Int32, LogSegmentInfo) {
+    static func createSegment(directory: String, firstSequence: UInt64) throws -> (Int32, LogSegmentInfo) {
         let name = DataDirectoryListing.segmentName(firstSequence: firstSequence)
         let path = pathIn(directory, name)
         let temporaryPath = path + DataDirectoryListing.temporarySuffix

@@ -10,18 +10,8 @@ import Testing
     @Test func theCoreAppliesTheNextBatchWhileASyncRunsAndReleasesEachBatchOnlyOnceDurableInOrder() async throws {
         let data = try ServerProcess.makeDataDirectory()
         defer { try? FileManager.default.removeItem(at: data) }
-        let fifo = data.deletingLastPathComponent().appendingPathComponent("sync-gate-\(UUID().uuidString)")
-        #expect(mkfifo(fifo.path, 0o600) == 0)
-        defer { unlink(fifo.path) }
-        let server = try await DurableServer.start(["--fsync", "always"], dataDirectory: data, environment: ["HUDDLE_TEST_SYNC_GATE": fifo.path])
-        // Read-write: opening never waits for a reader (a server without the gate has none).
-        let gate = open(fifo.path, O_RDWR)
-        try #require(gate >= 0)
-        defer { close(gate) }
-        func command(_ byte: UInt8) throws {
-            var byte = byte
-            guard write(gate, &byte, 1) == 1 else { throw TestFailure("cannot write to the sync gate") }
-        }
+        let gate = try SyncGate(nextTo: data)
+        let server = try await DurableServer.start(["--fsync", "always"], dataDirectory: data, environment: gate.environment)
 
         // With the gate open: two writers and a reader of room:gc.
         let first = try ProtocolClient(port: server.port)
@@ -31,12 +21,11 @@ import Testing
         let reader = try ProtocolClient(port: server.port)
         try reader.signup("gc_reader")
         try reader.subscribe("room:gc")
-        let held = "test sync gate holds a sync"
 
         // Held: the first publish is in the log, its sync waits at the gate.
-        try command(UInt8(ascii: "h"))
+        try gate.hold()
         let firstID = try first.sendRequest("publish", ["channel": "room:gc", "data": ["n": 1]])
-        try await server.waitForLogCount(held, atLeast: 1)
+        try await server.waitForLogCount(SyncGate.heldLine, atLeast: 1)
         let before = try Self.recordCount(data)
 
         // Meanwhile the core takes the second writer's publish and appends it: the next batch.
@@ -44,13 +33,13 @@ import Testing
         try await Self.waitUntil("the second publish is appended while the first sync is held") { try Self.recordCount(data) == before + 1 }
 
         // The first sync through: its reply and its event, and the second batch's sync is held.
-        try command(UInt8(ascii: "s"))
+        try gate.step()
         let firstReply = try first.reply(to: firstID)
         #expect(firstReply["ok"] as? Bool == true, "\(firstReply)")
         #expect((firstReply["result"] as? [String: Any])?["offset"] as? Int == 1)
         let one = try reader.nextEvent("publication")
         #expect(one["offset"] as? Int == 1)
-        try await server.waitForLogCount(held, atLeast: 2)
+        try await server.waitForLogCount(SyncGate.heldLine, atLeast: 2)
 
         // A request the reader's own loop answers (an unknown op) is not held: it arrives before
         // the second publication, which waits for its sync…
@@ -60,7 +49,7 @@ import Testing
         #expect((probe["error"] as? [String: Any])?["code"] as? String == "unknown_op")
 
         // …and goes out once it is through.
-        try command(UInt8(ascii: "o"))
+        try gate.release()
         let two = try reader.nextEvent("publication")
         #expect(two["offset"] as? Int == 2)
         let secondReply = try second.reply(to: secondID)
