@@ -175,6 +175,15 @@ public final class RedisConnection: EventHandler {
     }
 
     private func checkDeadlines() {
+        guard context != nil, state == .connected, deadlines.overdue(now: MonotonicClock.milliseconds()) != nil else { return }
+        // The sweep runs after the turn's events: in the turn that ends a held-up loop (a long
+        // turn, a process starved on a loaded box) it comes before the loop has read what Redis
+        // sent meanwhile. A deadline bounds Redis's time, not ours: read what is in the socket
+        // first, so a reply already there is an answer, not a silence.
+        withExtendedLifetime(self) {
+            if let context { redisAsyncHandleRead(context) }
+            releaseIfFreed()
+        }
         guard let context, state == .connected, let late = deadlines.overdue(now: MonotonicClock.milliseconds()) else { return }
         closingReason = "no reply within \(deadlines.timeout + late) ms"
         withExtendedLifetime(self) {
