@@ -43,6 +43,34 @@ import Testing
             #expect(try await client.command(["PING"]) == .status("PONG"))
         }
     }
+
+    /// The same for the connect timeout: a connection the kernel completed during the hold is
+    /// connected, not timed out.
+    @Test func aConnectionCompletedDuringAHoldIsNotTimedOut() async throws {
+        let redis = try await RedisProcess()
+        let address = RedisAddress(host: "127.0.0.1", port: redis.port)
+        let running = try RunningLoop()
+        defer { running.stop() }
+        let loop = running.loop
+        let stuck = HoldFailures()
+        let timeout: Int64 = 500
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<RedisError?, Never>) in
+            loop.execute {
+                let startedAt = MonotonicClock.milliseconds()
+                let connection = RedisConnection(loop: loop, address: address, connectTimeout: timeout, onConnect: { error in
+                    continuation.resume(returning: error)
+                }, onClose: { _ in })
+                // Redis accepts from its own loop while this one is held: it lists the client.
+                holdUntil(stuck, "Redis accepts the connection") {
+                    (RedisProbe.command(port: redis.port, ["CLIENT", "LIST"])?.split(separator: "\n").count ?? 0) >= 2
+                }
+                holdUntil(stuck, "the connect timeout passes") { MonotonicClock.milliseconds() > startedAt + timeout }
+                LoopBound(connection, loop: loop).execute { $0.close() }
+            }
+        }
+        #expect(stuck.notes.withLock { $0 } == [])
+        #expect(outcome == nil, "\(String(describing: outcome))")
+    }
 }
 
 /// Holds the calling (loop) thread until `condition` holds (the hold is the test's point), or
