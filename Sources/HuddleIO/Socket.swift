@@ -18,7 +18,12 @@ public enum IOResult: Equatable, Sendable {
 public enum Socket {
     /// A non-blocking TCP listening socket, without SO_REUSEPORT: a port already bound (by
     /// another server) fails with EADDRINUSE.
-    public static func listen(host: String, port: Int, backlog: Int32 = 1024) throws -> Int32 {
+    ///
+    /// The backlog is the kernel's maximum by default: Linux caps whatever `listen` asks at
+    /// `net.core.somaxconn`, so asking for the most gives that. A reconnect storm (every client of
+    /// a restarted node at once) overflowed a fixed 1,024, and each handshake dropped that way
+    /// costs its client a SYN retry 1, 3, 7 s later; an operator deepens the queue with the sysctl.
+    public static func listen(host: String, port: Int, backlog: Int32 = .max) throws -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

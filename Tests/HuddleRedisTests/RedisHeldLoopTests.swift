@@ -1,0 +1,89 @@
+import ChildProcessExit
+import Glibc
+import HuddleIO
+import HuddleRedis
+import RedisTestSupport
+import Synchronization
+import Testing
+
+/// A loop held up past the reply timeout (a long turn, a starved process on a loaded box) while
+/// Redis had already answered: the reply waiting in the socket is the answer, not a silence.
+/// The sweep runs in the turn that ends the hold, before the loop has read; it must read first.
+@Suite(.ownThread) struct RedisHeldLoopTests {
+    @Test func aReplyAlreadyInTheSocketIsTakenWhenTheLoopWasHeldPastTheTimeout() async throws {
+        let redis = try await RedisProcess()
+        var options = RedisClient.Options()
+        options.replyTimeout = 1_000
+        let port = redis.port
+        try await withClients(of: redis.endpoint, options: options) { clients, running async throws in
+            let client = clients[0]
+            let loop = running.loop
+            let timeout = options.replyTimeout
+            let stuck = HoldFailures()
+            let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RedisReply, RedisError>, Never>) in
+                loop.execute {
+                    // Redis answers when the test pushes, standing for a reply that comes late:
+                    // timed as an ordinary command, not as a block.
+                    client.send([Array("BLPOP".utf8), Array("held".utf8), Array("0".utf8)]) { continuation.resume(returning: $0) }
+                    let sentAt = MonotonicClock.milliseconds()
+                    // The next turn: hiredis has written the command in this turn's events
+                    // (its socket was writable), and the loop is held from there on.
+                    loop.execute {
+                        holdUntil(stuck, "Redis blocks on the command") { RedisProbe.command(port: port, ["INFO", "clients"])?.contains("blocked_clients:1") == true }
+                        holdUntil(stuck, "Redis takes the push") { RedisProbe.command(port: port, ["RPUSH", "held", "x"]) == "1" }
+                        // One more round trip: Redis has written the unblocked reply by then.
+                        holdUntil(stuck, "Redis answers a ping") { RedisProbe.command(port: port, ["PING"]) == "PONG" }
+                        // Past the deadline and one sweep interval: the sweep runs in this turn.
+                        holdUntil(stuck, "the deadline passes") { MonotonicClock.milliseconds() > sentAt + timeout + timeout / 4 }
+                    }
+                }
+            }
+            #expect(stuck.notes.withLock { $0 } == [])
+            #expect(try result.get() == .array([.bulk(Array("held".utf8)), .bulk(Array("x".utf8))]))
+            #expect(try await client.command(["PING"]) == .status("PONG"))
+        }
+    }
+
+    /// The same for the connect timeout: a connection the kernel completed during the hold is
+    /// connected, not timed out.
+    @Test func aConnectionCompletedDuringAHoldIsNotTimedOut() async throws {
+        let redis = try await RedisProcess()
+        let address = RedisAddress(host: "127.0.0.1", port: redis.port)
+        let running = try RunningLoop()
+        defer { running.stop() }
+        let loop = running.loop
+        let stuck = HoldFailures()
+        let timeout: Int64 = 500
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<RedisError?, Never>) in
+            loop.execute {
+                let startedAt = MonotonicClock.milliseconds()
+                let connection = RedisConnection(loop: loop, address: address, connectTimeout: timeout, onConnect: { error in
+                    continuation.resume(returning: error)
+                }, onClose: { _ in })
+                // Redis accepts from its own loop while this one is held: it lists the client.
+                holdUntil(stuck, "Redis accepts the connection") {
+                    (RedisProbe.command(port: redis.port, ["CLIENT", "LIST"])?.split(separator: "\n").count ?? 0) >= 2
+                }
+                holdUntil(stuck, "the connect timeout passes") { MonotonicClock.milliseconds() > startedAt + timeout }
+                LoopBound(connection, loop: loop).execute { $0.close() }
+            }
+        }
+        #expect(stuck.notes.withLock { $0 } == [])
+        #expect(outcome == nil, "\(String(describing: outcome))")
+    }
+}
+
+/// Holds the calling (loop) thread until `condition` holds (the hold is the test's point), or
+/// notes in `stuck` what did not happen within 20 s.
+private func holdUntil(_ stuck: HoldFailures, _ what: String, _ condition: () -> Bool) {
+    let giveUp = MonotonicClock.milliseconds() + 20_000
+    while !condition() {
+        guard MonotonicClock.milliseconds() < giveUp else { return stuck.notes.withLock { $0.append(what) } }
+        usleep(5_000)
+    }
+}
+
+/// What a hold on the loop's thread waited for in vain, for the test's thread to report.
+private final class HoldFailures: Sendable {
+    let notes = Mutex<[String]>([])
+}
