@@ -44,6 +44,31 @@ import Testing
         }
     }
 
+    /// A command issued in a turn that is then held past the reply timeout (a long turn that
+    /// sends early) is still in hiredis's buffer: it goes out when the loop next finds the
+    /// socket writable, after the hold. Redis's time starts then, not when it was issued.
+    @Test func aCommandIssuedBeforeAHoldIsTimedFromItsWrite() async throws {
+        let redis = try await RedisProcess()
+        var options = RedisClient.Options()
+        options.replyTimeout = 1_000
+        try await withClients(of: redis.endpoint, options: options) { clients, running async throws in
+            let client = clients[0]
+            let loop = running.loop
+            let timeout = options.replyTimeout
+            let stuck = HoldFailures()
+            let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RedisReply, RedisError>, Never>) in
+                loop.execute {
+                    client.send([Array("PING".utf8)]) { continuation.resume(returning: $0) }
+                    let issuedAt = MonotonicClock.milliseconds()
+                    // Past the deadline and one sweep interval, the command unwritten.
+                    holdUntil(stuck, "the deadline passes") { MonotonicClock.milliseconds() > issuedAt + timeout + timeout / 4 }
+                }
+            }
+            #expect(stuck.notes.withLock { $0 } == [])
+            #expect(try result.get() == .status("PONG"))
+        }
+    }
+
     /// The same for the connect timeout: a connection the kernel completed during the hold is
     /// connected, not timed out.
     @Test func aConnectionCompletedDuringAHoldIsNotTimedOut() async throws {
