@@ -107,7 +107,7 @@ public final class RedisConnection: EventHandler {
             reply(.failure(.notConnected(address: address.description)))
             return
         }
-        if deadlines.timeout > 0 { deadlines.sent(token: token, blockingFor: blockingFor, now: MonotonicClock.milliseconds()) }
+        if deadlines.timeout > 0 { deadlines.issued(token: token, blockingFor: blockingFor) }
     }
 
     /// Sends SUBSCRIBE/PSUBSCRIBE: `message` runs for its confirmation and for every message on
@@ -143,6 +143,8 @@ public final class RedisConnection: EventHandler {
             // Before the connection completes, writability (or an error) is what reports it.
             if let context, events & EventLoop.writable != 0 || (state == .connecting && events & (EventLoop.hangup | EventLoop.error) != 0) {
                 redisAsyncHandleWrite(context)
+                // hiredis writes what was issued only here: Redis's time starts now.
+                if state == .connected && deadlines.timeout > 0 { deadlines.written(now: MonotonicClock.milliseconds()) }
             }
             if let context, state == .connected, events & (EventLoop.readable | EventLoop.hangup | EventLoop.error) != 0 {
                 redisAsyncHandleRead(context)
