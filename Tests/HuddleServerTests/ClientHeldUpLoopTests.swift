@@ -51,6 +51,33 @@ import Testing
         await loop.run { client.value.stop() }
     }
 
+    /// A request issued just before a hold goes out only once the loop resumes (a client's
+    /// writes leave at the end of its turn): the server has had none of the time the hold
+    /// swallowed, so the request is not timed out unsent, and the answer it then gets is taken.
+    @Test func aRequestIssuedJustBeforeAHoldIsNotTimedOutUnsent() async throws {
+        let listener = try LoopbackListener()
+        defer { listener.stop() }
+        let loop = try TestLoop()
+        defer { loop.stop() }
+        let timeout: Int64 = 1_000
+        listener.start { peer in
+            guard var server = ScriptedHuddlePeer.accept(peer), let id = server.nextRequestID() else { return }
+            server.send(text: #"{"id":"\#(id)","ok":true,"result":{"friends":[]}}"#)
+            while server.next() != nil {}
+        }
+        let events = EventRecord()
+        let client = try await startClient(port: listener.port, on: loop, events: events) { $0.requestTimeoutMilliseconds = timeout }
+        try await eventually(timeout: 15, "connected") { events.events.contains { $0.isConnected } }
+        let outcome = await withCheckedContinuation { continuation in
+            loop.loop.execute {
+                client.value.friends { continuation.resume(returning: $0) }
+                hold(until: MonotonicClock.milliseconds() + timeout + 200)
+            }
+        }
+        #expect(outcome == .success([]), "timed out before it was sent")
+        await loop.run { client.value.stop() }
+    }
+
     @Test func aPongThatArrivedDuringAHoldKeepsTheConnection() async throws {
         let listener = try LoopbackListener()
         defer { listener.stop() }
