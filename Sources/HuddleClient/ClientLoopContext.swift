@@ -132,7 +132,8 @@ final class ClientLoopContext {
     private func sweep() {
         let now = MonotonicClock.milliseconds()
         if let heldUp = sweepLateness.heldUp(at: now) {
-            // What the servers sent meanwhile is still unread: judge once the loop has read.
+            // An upgrade held with the loop (its connect completed during the hold) goes out
+            // only now: judge on the next run.
             for connection in timed.elements { connection.postponeDeadline(by: heldUp) }
             return
         }
@@ -167,8 +168,8 @@ final class ClientLoopContext {
     private func sweepClients() {
         let now = MonotonicClock.milliseconds()
         if let heldUp = clientSweepLateness.heldUp(at: now) {
-            // Replies and pongs that arrived meanwhile are still unread: judge once the loop
-            // has read. Reconnect delays move on too, so the jittered spread of a loop's
+            // Requests and pings held with the loop go out only at the end of this turn: judge
+            // on the next run. Reconnect delays move on too, so the jittered spread of a loop's
             // waiting clients survives the hold instead of all of them retrying in this turn.
             for client in clients.elements { client.postponeDeadlines(by: heldUp) }
             return

@@ -1,11 +1,13 @@
 /// How a repeating deadline sweep tells that its own loop was held up (a long turn, a stopped
 /// or suspended process such as a phone app in the background, a write blocked on a busy disk).
 ///
-/// A sweep runs in the turn that ends the hold, before the loop has read what the peers sent
-/// meanwhile: judging deadlines then would count the client's own stall against the server —
-/// a reply, a 101 or a pong already unread in the socket would be a timeout. A deadline bounds
-/// the peer's time, not ours: a sweep that finds itself late moves its deadlines on by the time
-/// lost and judges them on its next run, once the loop has read. That next run judges however
+/// The loop reads what the peers sent during the hold before its timers run, so an answer
+/// already in the socket is taken (`EventLoop`); but a hold also swallows time the peer never
+/// had: a request or an upgrade issued before it leaves only when the loop resumes, at the end
+/// of the turn whose sweep would judge it, and every reconnect delay that ran out during it
+/// would retry in that one turn. A deadline bounds the peer's time, not ours: a sweep that finds
+/// itself late moves its deadlines on by the time lost and judges them on its next run, once
+/// what was held has gone out, and waiting clients keep their spread. That next run judges however
 /// late it is: a loop merely slow at every turn (a saturated load generator) is not held up
 /// once but late every time, and must still time out what its peers never answered.
 struct SweepLateness {

@@ -21,6 +21,10 @@ open class EventHandler {
 /// thread-safe entry points are `execute(_:)` and `stop()`, which queue work and wake the loop
 /// through an eventfd. A turn is: wait for events → dispatch them → run queued tasks → run
 /// due timers → run the end-of-turn hooks (where connections flush: one write per socket per turn).
+/// Timers judge deadlines, so when some are due in a turn that has lasted (a long task or
+/// handler, a starved or suspended process), the loop first dispatches what its sockets
+/// received meanwhile (`dispatchWhatArrivedDuringTheTurn`): a reply or pong that came in time
+/// is read before the timer that would call it missing.
 /// The loop-thread-only methods check their caller in debug builds (`assertInLoop`).
 // Sendable: loop-thread state is checked by assertInLoop; cross-thread entry points go through `inbox`.
 public final class EventLoop: @unchecked Sendable {
@@ -34,11 +38,12 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Which loop this is, 0-based, for logs and for spreading work.
     public let index: Int
-    /// The monotonic time in milliseconds when the current turn started: cheap "now" for timeouts.
+    /// The monotonic time in milliseconds when the loop last looked at its sockets (the current
+    /// turn's start, or the look before its due timers): cheap "now" for timeouts.
     public var now: Int64 { turnStart }
     /// Behind `now`, which every read and write of every connection reads: a stored property read
     /// from another module pays a run-time exclusivity check (~85 instructions), this getter none.
-    /// Only the loop's thread touches it, and only `run()` writes it, between events.
+    /// Only the loop's thread touches it, and only the loop itself writes it, between events.
     @exclusivity(unchecked) private var turnStart: Int64
     /// Scratch space for reads, shared by every connection on this loop: a connection reads
     /// into it, parses in place, and keeps only an incomplete tail. Idle connections hold no buffer.
@@ -46,6 +51,9 @@ public final class EventLoop: @unchecked Sendable {
 
     private let epollFD: Int32
     private let wakeFD: Int32
+    /// What one epoll_wait reports, for the turn's wait and the look before its timers.
+    private let events: UnsafeMutablePointer<epoll_event>
+    private static let maxEvents = 256
     private var handlers: [EventHandler?] = []
     private var timers: [Timer] = []
     private var nextTimerID = 0
@@ -82,6 +90,7 @@ public final class EventLoop: @unchecked Sendable {
             throw error
         }
         readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
+        events = .allocate(capacity: Self.maxEvents)
         turnStart = MonotonicClock.milliseconds()
         var event = epoll_event(events: Self.readable, data: epoll_data_t(fd: wakeFD))
         guard epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) == 0 else {
@@ -93,6 +102,7 @@ public final class EventLoop: @unchecked Sendable {
         close(wakeFD)
         close(epollFD)
         readBuffer.deallocate()
+        events.deallocate()
     }
 
     // MARK: Confinement
@@ -197,30 +207,59 @@ public final class EventLoop: @unchecked Sendable {
                      "event loop \(index) is already running")
         defer { runningThread.store(0, ordering: .relaxed) }
         running = true
-        let maxEvents = 256
-        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: maxEvents)
-        defer { events.deallocate() }
         while running {
-            let count = epoll_wait(epollFD, events, Int32(maxEvents), waitTimeout())
-            turnStart = MonotonicClock.milliseconds()
-            if count < 0 && errno != EINTR {
-                // Not recoverable (EBADF/EINVAL mean the loop itself is broken).
-                fatalError("\(SystemError("epoll_wait"))")
-            }
-            for i in 0..<max(Int(count), 0) {
-                let fd = events[i].data.fd
-                if fd == wakeFD {
-                    var value: UInt64 = 0
-                    _ = read(wakeFD, &value, 8)
-                    continue
-                }
-                if Int(fd) < handlers.count, let handler = handlers[Int(fd)] {
-                    handler.handleEvents(events[i].events)
-                }
-            }
+            let count = waitForEvents(timeout: waitTimeout())
+            dispatch(count, drainingWake: true)
             runTasks()
             runDueTimers()
             for hook in turnEndHooks { hook() }
+        }
+    }
+
+    /// Waits up to `timeout` ms (-1: for ever) for events; the turn's clock starts when it returns.
+    private func waitForEvents(timeout: Int32) -> Int {
+        let count = epoll_wait(epollFD, events, Int32(Self.maxEvents), timeout)
+        turnStart = MonotonicClock.milliseconds()
+        if count < 0 && errno != EINTR {
+            // Not recoverable (EBADF/EINVAL mean the loop itself is broken).
+            fatalError("\(SystemError("epoll_wait"))")
+        }
+        return max(Int(count), 0)
+    }
+
+    /// Hands the first `count` reported events to their handlers. The wake-up eventfd is drained
+    /// only by the turn's wait, which `runTasks` follows: drained by the look before the timers,
+    /// after `runTasks` took the inbox, it would lose the wake-up of a task queued meanwhile
+    /// (left alone, level-triggered, it ends the next wait at once).
+    private func dispatch(_ count: Int, drainingWake: Bool) {
+        for i in 0..<count {
+            let fd = events[i].data.fd
+            if fd == wakeFD {
+                if drainingWake {
+                    var value: UInt64 = 0
+                    _ = read(wakeFD, &value, 8)
+                }
+                continue
+            }
+            if Int(fd) < handlers.count, let handler = handlers[Int(fd)] {
+                handler.handleEvents(events[i].events)
+            }
+        }
+    }
+
+    /// Before the due timers of a turn that has lasted: what the sockets received since the
+    /// turn's wait returned, handed to their handlers as the next turn would, without waiting.
+    /// A timer judging a deadline ("no reply within N s", "heartbeat missed", "connect overdue")
+    /// would otherwise count the loop's own hold against its peer, whose answer came in time
+    /// and sits unread. Looks again while the reports fill the buffer, at most once per
+    /// buffer's worth of registered descriptors, so every descriptor ready by now is seen.
+    private func dispatchWhatArrivedDuringTheTurn() {
+        var looks = handlers.count / Self.maxEvents + 1
+        while looks > 0 {
+            let count = waitForEvents(timeout: 0)
+            dispatch(count, drainingWake: false)
+            guard count == Self.maxEvents else { return }
+            looks -= 1
         }
     }
 
@@ -242,9 +281,16 @@ public final class EventLoop: @unchecked Sendable {
     /// late the turn is: a loop held up past several deadlines still meets them in order.
     private func runDueTimers() {
         guard !timers.isEmpty else { return }
-        let current = MonotonicClock.milliseconds()
+        var current = MonotonicClock.milliseconds()
         // Most turns have timers (the sweeps) but none due: answer those without allocating.
         guard timers.contains(where: { $0.due <= current }) else { return }
+        // Time passed since the loop looked at its sockets: look again before judging. Costs a
+        // system call only in a turn with a due timer (the sweeps: a few per second), and the
+        // handlers it runs may cancel a due timer (an answer that ends the wait), hence `due` after.
+        if current > turnStart {
+            dispatchWhatArrivedDuringTheTurn()
+            current = MonotonicClock.milliseconds()
+        }
         let due = timers.filter { $0.due <= current }.sorted { ($0.due, $0.id) < ($1.due, $1.id) }
         for timer in due {
             // A timer that ran before it in this turn may have cancelled it.

@@ -85,10 +85,6 @@ public final class RedisConnection: EventHandler {
         }
         connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
             guard let self, self.state == .connecting else { return }
-            // In the turn that ends a held-up loop this runs before the loop has seen the socket
-            // turn writable: a connection the kernel completed meanwhile is not late.
-            self.handleWhatIsReady()
-            guard self.state == .connecting else { return }
             self.fail(reason: "timed out after \(connectTimeout) ms")
         }
         if replyTimeout > 0 {
@@ -111,7 +107,7 @@ public final class RedisConnection: EventHandler {
             reply(.failure(.notConnected(address: address.description)))
             return
         }
-        if deadlines.timeout > 0 { deadlines.sent(token: token, blockingFor: blockingFor, now: MonotonicClock.milliseconds()) }
+        if deadlines.timeout > 0 { deadlines.issued(token: token, blockingFor: blockingFor) }
     }
 
     /// Sends SUBSCRIBE/PSUBSCRIBE: `message` runs for its confirmation and for every message on
@@ -147,6 +143,8 @@ public final class RedisConnection: EventHandler {
             // Before the connection completes, writability (or an error) is what reports it.
             if let context, events & EventLoop.writable != 0 || (state == .connecting && events & (EventLoop.hangup | EventLoop.error) != 0) {
                 redisAsyncHandleWrite(context)
+                // hiredis writes what was issued only here: Redis's time starts now.
+                if state == .connected && deadlines.timeout > 0 { deadlines.written(now: MonotonicClock.milliseconds()) }
             }
             if let context, state == .connected, events & (EventLoop.readable | EventLoop.hangup | EventLoop.error) != 0 {
                 redisAsyncHandleRead(context)
@@ -181,12 +179,8 @@ public final class RedisConnection: EventHandler {
     }
 
     private func checkDeadlines() {
-        guard context != nil, state == .connected, deadlines.overdue(now: MonotonicClock.milliseconds()) != nil else { return }
-        // The sweep runs after the turn's events: in the turn that ends a held-up loop (a long
-        // turn, a process starved on a loaded box) it comes before the loop has read what Redis
-        // sent meanwhile. A deadline bounds Redis's time, not ours: read what is in the socket
-        // first, so a reply already there is an answer, not a silence.
-        handleWhatIsReady()
+        // What Redis sent while the loop was held up has been read by now: the loop looks at its
+        // sockets before it runs timers due in a turn that lasted.
         guard let context, state == .connected, let late = deadlines.overdue(now: MonotonicClock.milliseconds()) else { return }
         closingReason = "no reply within \(deadlines.timeout + late) ms"
         withExtendedLifetime(self) {
@@ -194,17 +188,6 @@ public final class RedisConnection: EventHandler {
             redisAsyncFree(context)
             releaseIfFreed()
         }
-    }
-
-    /// What epoll would report for the socket now, handled as the loop's turn would: how a timer
-    /// (which runs after the turn's events) sees what arrived while its loop was held up, before
-    /// it judges. Not hiredis's read or write unasked: 0.14 takes a socket still connecting for
-    /// connected once asked to write.
-    private func handleWhatIsReady() {
-        guard fd >= 0 else { return }
-        var ready = pollfd(fd: fd, events: Int16(truncatingIfNeeded: interest), revents: 0)
-        guard poll(&ready, 1, 0) > 0 else { return }
-        handleEvents(UInt32(UInt16(bitPattern: ready.revents)))
     }
 
     private func connected(status: Int32) {

@@ -4,11 +4,15 @@
 ///
 /// Replies come back in command order, so only the oldest unanswered command is timed; the one
 /// behind it starts its clock when its predecessor is answered (it could not be answered
-/// earlier). A blocking command (XREAD BLOCK, WAIT) is allowed its block time on top.
+/// earlier). A blocking command (XREAD BLOCK, WAIT) is allowed its block time on top. A command
+/// is timed from when it is written, not issued: one issued in a turn that is then held up
+/// (a long turn, a starved process) waits in the client's buffer until the loop next finds the
+/// socket writable, and the server cannot answer what it has not been sent.
 struct ReplyDeadlines {
     private struct Entry {
         var token: Int
         var allowance: Int64
+        /// `.max` until it is written (and for ever for a command that may block for ever).
         var due: Int64
     }
 
@@ -16,16 +20,27 @@ struct ReplyDeadlines {
     let timeout: Int64
     private var entries: [Entry] = []
     private var head = 0
+    /// Entries from here on have not been written yet.
+    private var unwritten = 0
 
     init(timeout: Int64) {
         self.timeout = timeout
     }
 
-    /// A command went out at `now` that may legitimately block `blockingFor` ms (`.max`: forever).
-    mutating func sent(token: Int, blockingFor: Int64, now: Int64) {
+    /// A command was issued that may legitimately block `blockingFor` ms (`.max`: forever);
+    /// its clock starts once it is `written`.
+    mutating func issued(token: Int, blockingFor: Int64) {
         let allowance = blockingFor == .max ? .max : timeout + blockingFor
-        let due = allowance == .max ? .max : now + allowance
-        entries.append(Entry(token: token, allowance: allowance, due: due))
+        entries.append(Entry(token: token, allowance: allowance, due: .max))
+    }
+
+    /// Every command issued so far went out at `now` (began to: the rest of a long batch
+    /// follows as the server reads, and a server that stops reading is what the timeout is for).
+    mutating func written(now: Int64) {
+        for index in unwritten..<entries.count where entries[index].allowance != .max {
+            entries[index].due = now + entries[index].allowance
+        }
+        unwritten = entries.count
     }
 
     /// The reply to `token` came at `now` (or the command failed without a reply).
@@ -37,6 +52,7 @@ struct ReplyDeadlines {
         }
         if head > 1024, head * 2 > entries.count {
             entries.removeFirst(head)
+            unwritten -= min(head, unwritten)
             head = 0
         }
     }

@@ -40,7 +40,6 @@ import Testing
         }
         let events = EventRecord()
         let client = try await startClient(port: listener.port, on: loop, events: events) { $0.requestTimeoutMilliseconds = timeout }
-        try await eventually(timeout: 15, "connected") { events.events.contains { $0.isConnected } }
         let outcome = await withCheckedContinuation { continuation in
             loop.loop.execute {
                 requestSent.withLock { $0 = MonotonicClock.milliseconds() }
@@ -48,6 +47,31 @@ import Testing
             }
         }
         #expect(outcome == .success([]), "the reply was in the socket when the loop resumed")
+        await loop.run { client.value.stop() }
+    }
+
+    /// A request issued just before a hold goes out only once the loop resumes (a client's
+    /// writes leave at the end of its turn): the server has had none of the time the hold
+    /// swallowed, so the request is not timed out unsent, and the answer it then gets is taken.
+    @Test func aRequestIssuedJustBeforeAHoldIsNotTimedOutUnsent() async throws {
+        let listener = try LoopbackListener()
+        defer { listener.stop() }
+        let loop = try TestLoop()
+        defer { loop.stop() }
+        listener.start { peer in
+            guard var server = ScriptedHuddlePeer.accept(peer), let id = server.nextRequestID() else { return }
+            server.send(text: #"{"id":"\#(id)","ok":true,"result":{"friends":[]}}"#)
+            while server.next() != nil {}
+        }
+        let client = try await startClient(port: listener.port, on: loop, events: EventRecord()) { $0.requestTimeoutMilliseconds = 1_000 }
+        let outcome = await withCheckedContinuation { continuation in
+            loop.loop.execute {
+                client.value.friends { continuation.resume(returning: $0) }
+                // Past the deadline and a sweep after it.
+                hold(until: MonotonicClock.milliseconds() + 1_200)
+            }
+        }
+        #expect(outcome == .success([]), "timed out before it was sent")
         await loop.run { client.value.stop() }
     }
 
@@ -80,7 +104,6 @@ import Testing
         }
         let events = EventRecord()
         let client = try await startClient(port: listener.port, on: loop, events: events) { $0.heartbeat = heartbeat }
-        try await eventually(timeout: 15, "connected") { events.events.contains { $0.isConnected } }
         // Past the heartbeat's dead line from the last frame the client heard, with a pong
         // unread in its socket.
         loop.loop.execute {
@@ -111,7 +134,6 @@ import Testing
         }
         let events = EventRecord()
         let client = try await startClient(port: listener.port, on: loop, events: events) { $0.requestTimeoutMilliseconds = 1_000 }
-        try await eventually(timeout: 15, "connected") { events.events.contains { $0.isConnected } }
         let slow = Mutex(true)
         @Sendable func slowTurn() {
             hold(until: MonotonicClock.milliseconds() + 250)
@@ -225,18 +247,20 @@ private func hold(until deadline: Int64) {
     while MonotonicClock.milliseconds() < deadline { usleep(10_000) }
 }
 
-/// An anonymous `HuddleClient` of the scripted server on `port`, started on `loop`.
+/// An anonymous `HuddleClient` of the scripted server on `port`, started on `loop` and connected.
 private func startClient(
     port: Int, on loop: TestLoop, events: EventRecord, configure: (inout HuddleClientConfiguration) -> Void
 ) async throws -> SendableBox<HuddleClient> {
     var configuration = HuddleClientConfiguration(url: try ClientURL("ws://127.0.0.1:\(port)/v1"))
     configure(&configuration)
-    return await loop.run { [configuration] in
+    let client = await loop.run { [configuration] in
         let client = HuddleClient(configuration: configuration, runLoop: ClientRunLoop(loop.loop))
         client.onEvent = { events.append($0) }
         client.start()
         return SendableBox(client)
     }
+    try await eventually(timeout: 15, "connected") { events.events.contains { $0.isConnected } }
+    return client
 }
 
 /// One connection of a scripted Huddle server: the upgrade, then frames read and written by
