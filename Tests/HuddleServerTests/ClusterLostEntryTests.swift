@@ -46,10 +46,23 @@ import Testing
             end
             return all - #kept
             """
-        let emptyDigest = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         let reply = RedisProbe.command(port: cluster.redis.port, ["EVAL", script, "1", "huddle:log", "\(keptUpTo)", writer ?? "", emptyDigest])
         guard let removed = reply.flatMap(Int.init), removed > 0 else { throw TestFailure("no entry lost: \(reply ?? "no answer")") }
     }
+
+    /// One entry with no commands by `intruder/0` at `position`, whatever the stream's top: a
+    /// bare XADD, as the first version appended.
+    private static func xadd(at position: UInt64, _ cluster: ClusterHarness) throws {
+        let script = """
+            local digest = ARGV[2]:gsub('..', function(pair) return string.char(tonumber(pair, 16)) end)
+            return redis.call('XADD', KEYS[1], ARGV[1] .. '-0', 'w', 'intruder/0', 't', '1', 'c', '', 'd', digest)
+            """
+        let reply = RedisProbe.command(port: cluster.redis.port, ["EVAL", script, "1", "huddle:log", "\(position)", emptyDigest])
+        guard reply == "\(position)-0" else { throw TestFailure("XADD at \(position): \(reply ?? "no answer")") }
+    }
+
+    /// The SHA-256 of nothing: `d` of an entry whose `c` is empty.
+    private static let emptyDigest = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
     private static func history(_ client: ProtocolClient, _ room: String) throws -> [JSONObject] {
         (try client.ok("history", ["channel": room, "limit": 100])["publications"] as? [JSONObject]) ?? []
@@ -140,5 +153,22 @@ import Testing
         try await cluster.untilHolds("carol is known on node 0") {
             JSON.bool(try alice.request("friend_request", ["user": "carol"])["ok"]) == true
         }
+    }
+
+    /// A gap is not a trim: entries above position + 1 while the log's first entry is at or
+    /// below it. The node does not apply around it, nor reload as if trimmed (it used to, and
+    /// found no snapshot): it says so and stops (exit 70) for the operator.
+    @Test func aGapThatIsNotATrimStopsTheNode() async throws {
+        let cluster = try await ClusterHarness(nodes: 1)
+        let (alice, _, room) = try await Self.friends(port: cluster.port(0), cluster)
+        try alice.publish(room, ["text": "before the gap"])
+        let top = try Self.logTop(cluster)
+
+        try Self.xadd(at: top + 2, cluster)
+        try await cluster.untilHolds("the node stopped") { cluster.exited(0) != nil }
+        let (status, log) = try #require(cluster.exited(0))
+        #expect(status == 70)
+        #expect(log.contains("the shared log has a gap that is not a trim"), "\(log)")
+        #expect(!log.contains("trimmed past"), "\(log)")
     }
 }
