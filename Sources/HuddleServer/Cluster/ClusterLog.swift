@@ -55,8 +55,21 @@ final class ClusterLog {
     /// the connection went down (false).
     var onWriterStatus: (Bool) -> Void = { _ in }
     private var turnNumber: UInt64 = 0
-    /// The turn's XADD landed and its WAIT is awaited.
-    private var awaitingReplicas = false
+    /// Where the turn's WAIT stands (`--redis-wait-replicas`).
+    private var replicaWait = ReplicaWait.idle
+
+    enum ReplicaWait {
+        /// No append in flight, or its outcome is given.
+        case idle
+        /// The append and its WAIT are sent; the append's reply has not come.
+        case appendSent
+        /// The WAIT was answered before the append's reply: the script was not in Redis's
+        /// cache (a restarted or failed-over Redis), and `evaluate` sent it again, behind the
+        /// WAIT, which thus did not count the entry.
+        case waitAnsweredFirst
+        /// The append landed; its WAIT decides.
+        case appended
+    }
 
     var writerConnected: Bool { writer.connectedAddress != nil }
     /// This node holds `huddle:ticker` (as of the last renewal): it decides `tick`'s durable part.
@@ -134,11 +147,17 @@ final class ClusterLog {
         let entry = ClusterEntry(position: target, writer: writerID, turn: turnNumber, commands: commands, after: lastApplied)
         let started = MonotonicClock.nanoseconds()
         let expectingTop = lastApplied?.fields ?? []
+        if settings.waitReplicas > 0 { replicaWait = .appendSent }
         writer.appendAt(ClusterKeys.log, position: target, expectingTop: expectingTop, fields: entry.fields) { [self] result in
             if settings.waitReplicas > 0, case .success(.appended) = result {
-                awaitingReplicas = true  // the WAIT behind it decides
+                // The WAIT behind it decides; if it was answered already, it ran before the
+                // append and one more is needed.
+                let again = replicaWait == .waitAnsweredFirst
+                replicaWait = .appended
+                if again { awaitReplicas(for: entry, started: started, outcome: outcome) }
                 return
             }
+            replicaWait = .idle
             metrics.observeAppend(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
             switch result {
             case .success(.appended):
@@ -157,17 +176,27 @@ final class ClusterLog {
                 outcome(.failed(error))
             }
         }
-        guard settings.waitReplicas > 0 else { return }
-        // Pipelined behind the XADD on the same connection: one round trip, and WAIT counts the
-        // replicas that have this connection's writes so far, the entry included.
+        // Pipelined behind the append on the same connection: one round trip, and WAIT counts
+        // the replicas that have this connection's writes so far, the entry included.
+        if settings.waitReplicas > 0 { awaitReplicas(for: entry, started: started, outcome: outcome) }
+    }
+
+    /// WAIT for the replicas `--redis-wait-replicas` asks, for the turn's append sent before it.
+    private func awaitReplicas(for entry: ClusterEntry, started: UInt64, outcome: @escaping (AppendOutcome) -> Void) {
         let wait = ["WAIT", "\(settings.waitReplicas)", "\(ClusterSettings.waitMilliseconds)"].map { Array($0.utf8) }
         writer.send(wait, blockingFor: Int64(ClusterSettings.waitMilliseconds)) { [self] result in
-            guard awaitingReplicas else { return }  // the XADD did not land: its outcome is given
-            awaitingReplicas = false
+            switch replicaWait {
+            case .appended: replicaWait = .idle
+            case .appendSent:
+                replicaWait = .waitAnsweredFirst
+                return
+            case .idle, .waitAnsweredFirst:
+                return  // the append did not land: its outcome is given
+            }
             metrics.observeAppend(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
             switch result {
             case .success(let reply) where (reply.integer ?? 0) >= Int64(settings.waitReplicas):
-                advance(to: target, applied: entry.identity)
+                advance(to: entry.position, applied: entry.identity)
                 outcome(.appended)
             case .success(let reply):
                 // In the log but not on enough replicas: not answered ok, and applied by the
