@@ -43,7 +43,7 @@ extension CoreRunner {
     func endClusterTurn() {
         if !clusterTurn.appending {
             let commands = turn.flatMap(\.step.commands)
-            if commands.isEmpty {
+            if commands.isEmpty, !answersFromKeptResults {
                 if !turn.isEmpty { finishTurn(logged: true) }
                 clusterTurn.checkpoint = nil
                 applyLogEntries()
@@ -54,6 +54,17 @@ extension CoreRunner {
         }
         sendOutbox()
         continueErasure(afterChunk: true)
+    }
+
+    /// With `--redis-wait-replicas`, a write answered from its kept result (a retry by
+    /// `client_id`: `duplicate`, `alreadyPublished`) is acknowledged like a first one: the turn appends an entry
+    /// (with no commands when nothing else wrote) and its WAIT decides. The kept result may come
+    /// from an entry whose WAIT fell short, applied here from the log: a failover can still lose
+    /// it, and an ok sent without the WAIT would be an acknowledged write lost (seen in
+    /// `ClusterFailoverTests`). Replicas that have the new entry have everything before it.
+    private var answersFromKeptResults: Bool {
+        guard let cluster, cluster.settings.waitReplicas > 0 else { return false }
+        return turn.contains { $0.step.outputs.contains(where: \.isDuplicateReply) }
     }
 
     private func appendTurn(_ commands: [CoreCommand]) {
@@ -100,7 +111,7 @@ extension CoreRunner {
                 if turn[index].routed != nil { turn[index].routed = routeRead(turn[index]) }
             }
             let commands = turn.flatMap(\.step.commands)
-            if commands.isEmpty {
+            if commands.isEmpty, !answersFromKeptResults {
                 finishTurn(logged: true)
                 turnDone()
             } else {
@@ -120,6 +131,15 @@ extension CoreRunner {
             logger.warning("a turn was not logged; its writes are answered unavailable", metadata: ["reason": "\(reason)"])
         } else {
             refuseWrites(because: "the shared log (Redis) did not take a turn: \(reason)")
+        }
+        if answersFromKeptResults {
+            // Their ok waited on this turn's WAIT, like a first write's.
+            for index in turn.indices where turn[index].step.commands.isEmpty {
+                turn[index].step.outputs = turn[index].step.outputs.map { output in
+                    guard output.isDuplicateReply, case .reply(let ref, let requestID, _) = output else { return output }
+                    return .reply(ref, requestID: requestID, .failure(CoreError(.unavailable, "the write is not on enough replicas yet; try again later")))
+                }
+            }
         }
         finishTurn(logged: false)
         turnDone()
