@@ -22,6 +22,28 @@ import Testing
         return (alice, bob, room)
     }
 
+    /// One node where Alice published "kept" (the log's top then: `keptUpTo`) and "lost" (the
+    /// node's position after it: `position`), the reply to "lost" in `lost`.
+    private struct Published {
+        var cluster: ClusterHarness
+        var alice: ProtocolClient
+        var room: String
+        var keptUpTo: UInt64
+        var position: Double
+        var lost: JSONObject
+    }
+
+    private static func keptAndLost() async throws -> Published {
+        let cluster = try await ClusterHarness(nodes: 1)
+        let (alice, _, room) = try await friends(port: cluster.port(0), cluster)
+        let kept = try alice.publish(room, ["text": "kept"])
+        let keptUpTo = try logTop(cluster)
+        let lost = try alice.publish(room, ["text": "lost"])
+        #expect(JSON.int(lost["offset"]) == JSON.int(kept["offset"]).map { $0 + 1 })
+        let position = try #require(try cluster.metrics(0).value("huddle_cluster_log_position"))
+        return Published(cluster: cluster, alice: alice, room: room, keptUpTo: keptUpTo, position: position, lost: lost)
+    }
+
     /// The position of the log's newest entry, asked of Redis.
     private static func logTop(_ cluster: ClusterHarness) throws -> UInt64 {
         guard let reply = RedisProbe.command(port: cluster.redis.port, ["XREVRANGE", "huddle:log", "+", "-", "COUNT", "1"]),
@@ -76,14 +98,10 @@ import Testing
     /// reads the top each second, its next append is refused with the top), rebuilds from the
     /// log, and serves only what the log holds; the lost message's offset is taken again.
     @Test func aNodeAheadOfTheLogRebuildsWithoutTheLostEntries() async throws {
-        let cluster = try await ClusterHarness(nodes: 1)
-        let (alice, _, room) = try await Self.friends(port: cluster.port(0), cluster)
-        let kept = try alice.publish(room, ["text": "kept"])
-        let keptUpTo = try Self.logTop(cluster)
-        let lost = try alice.publish(room, ["text": "lost"])
-        #expect(JSON.int(lost["offset"]) == JSON.int(kept["offset"]).map { $0 + 1 })
+        let published = try await Self.keptAndLost()
+        let (cluster, alice, room, lost) = (published.cluster, published.alice, published.room, published.lost)
 
-        try Self.loseEntries(after: keptUpTo, cluster)
+        try Self.loseEntries(after: published.keptUpTo, cluster)
         try await cluster.untilHolds("the node rebuilt its state from the log") {
             try cluster.server(0).logText.contains("rebuilt from the shared snapshot")
         }
@@ -104,12 +122,8 @@ import Testing
     /// answered `unavailable`, never acknowledged); it rebuilds and the retried write lands on
     /// the log's state.
     @Test func anAppendOnAReplacedEntryIsRefusedAndTheNodeRebuilds() async throws {
-        let cluster = try await ClusterHarness(nodes: 1)
-        let (alice, _, room) = try await Self.friends(port: cluster.port(0), cluster)
-        try alice.publish(room, ["text": "kept"])
-        let keptUpTo = try Self.logTop(cluster)
-        try alice.publish(room, ["text": "lost"])
-        let position = try #require(try cluster.metrics(0).value("huddle_cluster_log_position"))
+        let published = try await Self.keptAndLost()
+        let (cluster, alice, room, keptUpTo, position) = (published.cluster, published.alice, published.room, published.keptUpTo, published.position)
 
         try Self.loseEntries(after: keptUpTo, replacedBy: "intruder/0", cluster)
         let refused = try alice.request("publish", ["channel": room, "data": ["text": "on the lost one"]])
@@ -128,12 +142,8 @@ import Testing
     /// A node that does not write meets the replacing entry only through its reader: the next
     /// entry names the one it was appended on, which is not the one this node applied.
     @Test func aReaderMeetingAnEntryAppendedOnAnotherOneRebuilds() async throws {
-        let cluster = try await ClusterHarness(nodes: 1)
-        let (alice, _, room) = try await Self.friends(port: cluster.port(0), cluster)
-        try alice.publish(room, ["text": "kept"])
-        let keptUpTo = try Self.logTop(cluster)
-        try alice.publish(room, ["text": "lost"])
-        let position = try #require(try cluster.metrics(0).value("huddle_cluster_log_position"))
+        let published = try await Self.keptAndLost()
+        let (cluster, alice, room, keptUpTo, position) = (published.cluster, published.alice, published.room, published.keptUpTo, published.position)
         try #require(position == Double(keptUpTo + 1), "one entry for the lost message")
 
         try Self.loseEntries(after: keptUpTo, replacedBy: "intruder/0", cluster)
