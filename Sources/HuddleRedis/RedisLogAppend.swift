@@ -44,45 +44,96 @@ extension RedisClient {
         }
     }
 
-    /// Appends `fields` at exactly `position` (entry ID `position-0`) or not at all: false when
-    /// the stream already reached `position` (someone else appended there, or after it). A
-    /// writer that proposes "the position after the last one I applied" thereby succeeds only
-    /// if nothing was appended since it last read: compare-and-append with a single XADD. Keep
-    /// one in flight per writer: Redis only checks that the ID is above the top, so a second
-    /// append at `position + 1` sent behind this one would succeed on top of someone else's
-    /// entry at `position` if this one lost.
-    public func appendAt(_ stream: String, position: UInt64, fields: [RedisStreamEntry.Field]) async throws(RedisError) -> Bool {
-        do {
-            _ = try await xadd(stream, id: RedisStreamID(milliseconds: position, sequence: 0), fields: fields)
-            return true
-        } catch let error where Self.isPositionTaken(error) {
-            return false
+    /// What `appendAt` did.
+    public enum PositionedAppendOutcome: Sendable, Equatable {
+        case appended
+        /// Not appended: the stream's last ID is not `position - 1` but `top` (`0-0`: nothing was
+        /// ever appended). At or above `position`: another writer appended first. Below
+        /// `position - 1`: the stream lost entries the writer built on (a failover promoted a
+        /// replica that never had them).
+        case refused(top: RedisStreamID)
+        /// Not appended: the stream's top is at `position - 1` but is not the entry the writer
+        /// built on (its `expectingTop` fields differ): that entry was lost and another one
+        /// appended in its place.
+        case topReplaced
+    }
+
+    /// Appends `fields` at exactly `position` (entry ID `position-0`), only on top of the entry
+    /// at `position - 1`, and, when `expectingTop` is not empty, only if that entry holds those
+    /// fields (the writer's own record of what it built on): compare-and-append, a Lua script,
+    /// atomic in Redis and in its AOF. A writer that proposes "the position after the last one
+    /// I applied" thereby succeeds only if nothing was appended since it last read, and nothing
+    /// it read was lost since. A bare XADD checks only that the ID is above the top: after a
+    /// failover that lost the top, it would leave a gap.
+    ///
+    /// The stream's last ID is its last-generated-id, which XTRIM and XDEL leave alone (a
+    /// trimmed position stays taken); when the entry there is gone, only the ID is compared.
+    /// On a promoted replica it is the last entry the replica received.
+    public func appendAt(
+        _ stream: String, position: UInt64, expectingTop: [RedisStreamEntry.Field] = [], fields: [RedisStreamEntry.Field]
+    ) async throws(RedisError) -> PositionedAppendOutcome {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<PositionedAppendOutcome, RedisError>, Never>) in
+            loop.execute { [self] in
+                appendAt(stream, position: position, expectingTop: expectingTop, fields: fields) { continuation.resume(returning: $0) }
+            }
         }
+        return try result.get()
     }
 
     /// `appendAt` on the loop's thread, the outcome as a callback there (a node's core loop:
     /// no hop per turn).
     public func appendAt(
-        _ stream: String, position: UInt64, fields: [RedisStreamEntry.Field], outcome: @escaping (Result<Bool, RedisError>) -> Void
+        _ stream: String, position: UInt64, expectingTop: [RedisStreamEntry.Field] = [], fields: [RedisStreamEntry.Field],
+        outcome: @escaping (Result<PositionedAppendOutcome, RedisError>) -> Void
     ) {
-        var arguments = [bytes("XADD"), bytes(stream), bytes("\(position)-0")]
+        precondition(position > 0 && !fields.isEmpty, "stream IDs start at 1-0, and an entry has fields")
+        var arguments = [bytes("\(position - 1)-0"), bytes("\(position)-0"), bytes("\(expectingTop.count)")]
+        for field in expectingTop { arguments += [bytes(field.name), field.value] }
         for field in fields { arguments += [bytes(field.name), field.value] }
-        send(arguments) { result in
-            switch result {
-            case .success(let reply) where reply.string.flatMap(RedisStreamID.init) != nil: outcome(.success(true))
-            case .success(let reply): outcome(.failure(.unexpectedReply(command: "XADD", reply: reply)))
-            case .failure(let error) where Self.isPositionTaken(error): outcome(.success(false))
-            case .failure(let error): outcome(.failure(error))
+        evaluate(appendAtScript, keys: [bytes(stream)], arguments: arguments) { outcome(Self.positionedOutcome($0)) }
+    }
+
+    private static func positionedOutcome(_ result: Result<RedisReply, RedisError>) -> Result<PositionedAppendOutcome, RedisError> {
+        result.flatMap { reply in
+            guard let parts = reply.elements, parts.count == 2, let verdict = parts[0].integer else {
+                return .failure(.unexpectedReply(command: "appendAt", reply: reply))
+            }
+            switch (verdict, parts[1].string.flatMap(RedisStreamID.init)) {
+            case (1, _): return .success(.appended)
+            case (0, let top?): return .success(.refused(top: top))
+            case (2, _): return .success(.topReplaced)
+            default: return .failure(.unexpectedReply(command: "appendAt", reply: reply))
             }
         }
     }
-
-    /// XADD's refusal of an explicit ID at or below the stream's top.
-    private static func isPositionTaken(_ error: RedisError) -> Bool {
-        if case .server(let message) = error { return message.contains("equal or smaller than the target stream top item") }
-        return false
-    }
 }
+
+/// `appendAt`: ARGV[1] the ID the top must have, ARGV[2] the new entry's ID, ARGV[3] the number
+/// n of expected field pairs that follow, then the entry's fields. Returns {1, id} appended,
+/// {0, last-generated-id} refused, {2, top} the top's fields differ. The common case (the top
+/// entry is the one expected) reads one entry; XINFO only when the top entry is not there.
+private let appendAtScript = RedisScript("""
+    local expectedCount = tonumber(ARGV[3])
+    local first = 4 + 2 * expectedCount
+    local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+    if not (top and top[1] == ARGV[1]) then
+      local last = '0-0'
+      if redis.call('EXISTS', KEYS[1]) == 1 then
+        local info = redis.call('XINFO', 'STREAM', KEYS[1])
+        for i = 1, #info, 2 do
+          if info[i] == 'last-generated-id' then last = info[i + 1] end
+        end
+      end
+      if last ~= ARGV[1] then return {0, last} end
+    else
+      local held = {}
+      for i = 1, #top[2], 2 do held[top[2][i]] = top[2][i + 1] end
+      for i = 4, first - 1, 2 do
+        if held[ARGV[i]] ~= ARGV[i + 1] then return {2, top[1]} end
+      end
+    end
+    return {1, redis.call('XADD', KEYS[1], ARGV[2], unpack(ARGV, first))}
+    """)
 
 /// `appendOnce`: XADD unless the writer's sequence was already recorded, and record it.
 private let appendOnceScript = RedisScript("""

@@ -43,7 +43,7 @@ extension CoreRunner {
     func endClusterTurn() {
         if !clusterTurn.appending {
             let commands = turn.flatMap(\.step.commands)
-            if commands.isEmpty {
+            if commands.isEmpty, !answersFromKeptResults {
                 if !turn.isEmpty { finishTurn(logged: true) }
                 clusterTurn.checkpoint = nil
                 applyLogEntries()
@@ -54,6 +54,17 @@ extension CoreRunner {
         }
         sendOutbox()
         continueErasure(afterChunk: true)
+    }
+
+    /// With `--redis-wait-replicas`, a write answered from its kept result (a retry by
+    /// `client_id`: `duplicate`, `alreadyPublished`) is acknowledged like a first one: the turn appends an entry
+    /// (with no commands when nothing else wrote) and its WAIT decides. The kept result may come
+    /// from an entry whose WAIT fell short, applied here from the log: a failover can still lose
+    /// it, and an ok sent without the WAIT would be an acknowledged write lost (seen in
+    /// `ClusterFailoverTests`). Replicas that have the new entry have everything before it.
+    private var answersFromKeptResults: Bool {
+        guard let cluster, cluster.settings.waitReplicas > 0 else { return false }
+        return turn.contains { $0.step.outputs.contains(where: \.isDuplicateReply) }
     }
 
     private func appendTurn(_ commands: [CoreCommand]) {
@@ -67,6 +78,8 @@ extension CoreRunner {
                 turnDone()
             case .positionTaken:
                 decideAgain()
+            case .rebuilding:
+                takeTurnBack(because: "this node's state is rebuilt from a snapshot and the log first")
             case .failed(let error):
                 takeTurnBack(because: "\(error)")
             }
@@ -85,9 +98,10 @@ extension CoreRunner {
             }
             core.restore(checkpoint)
             applyLogEntries()
-            if cluster.trimmedAbove != nil {
-                // Deciding again on this copy would only meet taken positions: reload first.
-                takeTurnBack(because: "this node is behind the log's trim; it reloads from the newest snapshot")
+            if cluster.rebuild != nil {
+                // Deciding again on this copy would only meet taken positions, or land on
+                // entries it does not hold: rebuild first.
+                takeTurnBack(because: "this node's state is rebuilt from a snapshot and the log first")
                 return
             }
             clusterTurn.checkpoint = core.turnCheckpoint()
@@ -97,7 +111,7 @@ extension CoreRunner {
                 if turn[index].routed != nil { turn[index].routed = routeRead(turn[index]) }
             }
             let commands = turn.flatMap(\.step.commands)
-            if commands.isEmpty {
+            if commands.isEmpty, !answersFromKeptResults {
                 finishTurn(logged: true)
                 turnDone()
             } else {
@@ -117,6 +131,15 @@ extension CoreRunner {
             logger.warning("a turn was not logged; its writes are answered unavailable", metadata: ["reason": "\(reason)"])
         } else {
             refuseWrites(because: "the shared log (Redis) did not take a turn: \(reason)")
+        }
+        if answersFromKeptResults {
+            // Their ok waited on this turn's WAIT, like a first write's.
+            for index in turn.indices where turn[index].step.commands.isEmpty {
+                turn[index].step.outputs = turn[index].step.outputs.map { output in
+                    guard output.isDuplicateReply, case .reply(let ref, let requestID, _) = output else { return output }
+                    return .reply(ref, requestID: requestID, .failure(CoreError(.unavailable, "the write is not on enough replicas yet; try again later")))
+                }
+            }
         }
         finishTurn(logged: false)
         turnDone()
@@ -143,7 +166,7 @@ extension CoreRunner {
         for entry in cluster.takeApplicable() {
             for output in core.applyReplicated(entry.commands, at: now) { route(output) }
         }
-        if let firstInLog = cluster.trimmedAbove, !clusterTurn.appending { reloadFromSnapshot(firstInLog: firstInLog) }
+        if let rebuild = cluster.rebuild, !clusterTurn.appending { rebuildFromSnapshot(rebuild) }
         releaseCaughtUpSignIns()
     }
 
@@ -154,31 +177,62 @@ extension CoreRunner {
         clusterSnapshots.snapshotIfDue(state: core.durableState, position: cluster.position, coreLoop: loop)
     }
 
-    /// The log no longer holds the entries after this node's position (trimmed behind a newer
-    /// snapshot while it was away): its durable state is replaced by the newest snapshot's, its
-    /// connections and subscriptions kept (their clients resume), and reading goes on from there.
-    private func reloadFromSnapshot(firstInLog: UInt64) {
+    /// This node's state can no longer go on from the log (`ClusterLog.Rebuild`): its durable
+    /// state is replaced by the newest shared snapshot's at or below the last position it shares
+    /// with the log (empty at 0 without one), its connections and subscriptions kept (their
+    /// clients resume), and reading goes on from there; what the log holds after it is applied
+    /// as any entry. Trimmed: the log lost nothing, this node missed what is behind the trim.
+    /// Lost entries: a Redis failover promoted a replica without entries this node had applied;
+    /// WAIT had refused them, so no client was answered ok for them, but their events may have
+    /// gone out; after the rebuild this node holds what every other node holds.
+    private func rebuildFromSnapshot(_ rebuild: ClusterLog.Rebuild) {
         guard let cluster, let configuration = configuration.cluster else { return }
+        // A snapshot above the log's top (written by a node that held entries the log later
+        // lost) is not the others' state: never loaded here.
+        let bound: UInt64
+        switch rebuild {
+        case .trimmed(_, let top): bound = top
+        case .lostEntries(let keptUpTo): bound = keptUpTo
+        }
         let loaded: (state: CoreDurableState, position: UInt64)?
         do {
-            loaded = try ClusterSnapshots.loadNewest(sharedDirectory: configuration.sharedDirectory, logger: logger)
+            loaded = try ClusterSnapshots.loadNewest(sharedDirectory: configuration.sharedDirectory, atOrBelow: bound, logger: logger)
         } catch {
-            logger.critical("behind the log's trim and the shared snapshots cannot be read; exiting", metadata: ["error": "\(error)"])
+            logger.critical("cannot rebuild: the shared snapshots cannot be read; exiting", metadata: ["error": "\(error)"])
             exit(70)
         }
-        // The log is trimmed only behind the older of the two kept snapshots, so the newest
-        // always reaches it; short of that, applying on would make this copy differ from all.
-        guard let loaded, !ClusterSnapshots.isTrimmed(after: loaded.position, firstLogPosition: firstInLog) else {
-            logger.critical("behind the log's trim and no shared snapshot reaches the log; exiting", metadata: [
-                "position": "\(cluster.position)", "first-in-log": "\(firstInLog)", "snapshot": "\(loaded?.position ?? 0)",
-            ])
-            exit(70)
+        if case .trimmed(let firstInLog, _) = rebuild {
+            // The log is trimmed only behind the older of the two kept snapshots, so the newest
+            // always reaches it; short of that, applying on would make this copy differ from all.
+            guard let loaded, !ClusterSnapshots.isTrimmed(after: loaded.position, firstLogPosition: firstInLog) else {
+                logger.critical("behind the log's trim and no shared snapshot reaches the log; exiting", metadata: [
+                    "position": "\(cluster.position)", "first-in-log": "\(firstInLog)", "snapshot": "\(loaded?.position ?? 0)",
+                ])
+                exit(70)
+            }
         }
-        logger.notice("reloaded from the shared snapshot: the log was trimmed past this node's position", metadata: [
-            "position": "\(cluster.position)", "snapshot": "\(loaded.position)", "first-in-log": "\(firstInLog)",
+        // Lost entries and no snapshot at or below: the log from its start (if it is trimmed
+        // there, the read finds it and the trimmed case takes over).
+        let (state, position) = loaded ?? (CoreDurableState(), 0)
+        logger.notice("rebuilt from the shared snapshot; applying the log after it", metadata: [
+            "position": "\(cluster.position)", "snapshot": "\(position)", "reason": "\(rebuild)",
         ])
-        core.restoreDurableState(loaded.state)
-        cluster.restart(at: loaded.position)
-        applyLogEntries()
+        core.restoreDurableState(state)
+        cluster.restart(at: position)
+        catchUpAfterRebuild()
+    }
+
+    /// Requests wait, as behind an append, until the log after the rebuilt state is read (on
+    /// the writer's connection, not behind the reader's blocked XREAD) and applied: this node's
+    /// clients never see the state in between.
+    private func catchUpAfterRebuild() {
+        guard let cluster else { return }
+        clusterTurn.appending = true
+        cluster.fetchMissed { [unowned self] error in
+            if let error {
+                logger.warning("the log after the rebuilt state could not be read; the reader brings it", metadata: ["error": "\(error)"])
+            }
+            turnDone()
+        }
     }
 }

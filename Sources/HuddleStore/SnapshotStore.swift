@@ -69,7 +69,8 @@ public final class SnapshotStore: Sendable {
     /// The newest snapshot that passes every check, falling back to older ones (listed in
     /// `skipped`). Nil if the directory holds no snapshot; throws `noValidSnapshot` if it holds
     /// some but none is valid — starting empty then would silently lose their state.
-    public func loadNewestValid() throws -> LoadedSnapshot? {
+    /// `atOrBelow`: snapshots above that `lastSequence` are left out, as if absent.
+    public func loadNewestValid(atOrBelow bound: UInt64 = .max) throws -> LoadedSnapshot? {
         let listing: DataDirectoryListing
         do {
             listing = try DataDirectoryListing(directory: directory)
@@ -77,7 +78,7 @@ public final class SnapshotStore: Sendable {
             return nil
         }
         var skipped: [String] = []
-        for entry in listing.snapshots.reversed() {
+        for entry in listing.snapshots.reversed() where entry.lastSequence <= bound {
             do {
                 let payload = try SnapshotFile.payload(directory: directory, name: entry.name, lastSequence: entry.lastSequence)
                 verdicts.withLock { $0.record(entry.lastSequence, valid: true) }

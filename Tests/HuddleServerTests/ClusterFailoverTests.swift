@@ -101,6 +101,7 @@ import Testing
             """)
         if results.contains(where: { $0["ok"] as? Bool != true }) {
             print("first problems: \(results.map { ($0["problems"] as? [String] ?? []).prefix(5) })")
+            if waitReplicas > 0 { print(cluster.logs) }  // what a lost acknowledged write is diagnosed from
         }
         writers.removeFiles()
         return lost.first ?? -1

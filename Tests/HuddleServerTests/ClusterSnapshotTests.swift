@@ -137,7 +137,7 @@ import Testing
         }
         kill(pid, SIGCONT)
 
-        try await cluster.server(frozen).waitForLog("reloaded from the shared snapshot", timeout: 30)
+        try await cluster.server(frozen).waitForLog("rebuilt from the shared snapshot", timeout: 30)
         try await cluster.waitUntilHealthy(frozen)
         let onFrozen = try ProtocolClient(port: cluster.port(frozen))
         try onFrozen.ok("auth", ["token": token])

@@ -63,7 +63,7 @@ import Testing
         let node = try await SnapshotNode(redis: redis, sharedDirectory: shared.path, name: "a")
         #expect(try await node.firstLogPosition() == nil)
         for position in UInt64(1)...30 {
-            #expect(try await node.client.appendAt(ClusterKeys.log, position: position, fields: [.init("c", [UInt8(position)])]))
+            #expect(try await node.client.appendAt(ClusterKeys.log, position: position, fields: [.init("c", [UInt8(position)])]) == .appended)
         }
         var states: [UInt64: CoreDurableState] = [:]
         for position: UInt64 in [10, 20, 30] {

@@ -17,6 +17,9 @@ final class ClusterLog {
         case appended
         /// Another node took the position first: the turn was decided on a stale state.
         case positionTaken
+        /// Not written: this node's state must be rebuilt first (`rebuild`), or the log lost
+        /// entries this node applied (`rebuild` is set now).
+        case rebuilding
         /// Not written (`notConnected`), or unknown whether written (`connectionLost`).
         case failed(RedisError)
     }
@@ -35,18 +38,38 @@ final class ClusterLog {
     private var readCursor: UInt64 = 0
     /// Entries read but not applied yet, in position order, all above `position`.
     private var inbox: [ClusterEntry] = []
-    /// The first position the log still holds when it no longer holds the one after `position`:
-    /// entries this node never applied were trimmed behind a snapshot (a node partitioned or
-    /// stopped for longer than the snapshots keep). The runner reloads from the newest snapshot.
-    private(set) var trimmedAbove: UInt64?
+    /// The entry at `position`, when this node knows which it is (not after loading a
+    /// snapshot, until it applies the next entry): what its next append must sit on.
+    private(set) var lastApplied: ClusterEntry.Identity?
+    /// Set when this node's state can no longer go on from the log: the runner rebuilds it from
+    /// a snapshot and the log (`CoreRunner+Cluster`), then calls `restart(at:)`.
+    private(set) var rebuild: Rebuild?
+    /// A read found entries above `position + 1`: the log's first entry was asked to tell a
+    /// trim from a gap, and applying waits for the answer.
+    private var gapChecked = false
+    /// Counts `restart(at:)`s: a read sent before one is answered for a position no longer held.
+    private var epoch = 0
     /// The reader brought entries: the runner applies them when no turn is open.
     var onEntries: () -> Void = {}
     /// The writer's connection came up or a lease renewal (a write) was answered (true), or
     /// the connection went down (false).
     var onWriterStatus: (Bool) -> Void = { _ in }
     private var turnNumber: UInt64 = 0
-    /// The turn's XADD landed and its WAIT is awaited.
-    private var awaitingReplicas = false
+    /// Where the turn's WAIT stands (`--redis-wait-replicas`).
+    private var replicaWait = ReplicaWait.idle
+
+    enum ReplicaWait {
+        /// No append in flight, or its outcome is given.
+        case idle
+        /// The append and its WAIT are sent; the append's reply has not come.
+        case appendSent
+        /// The WAIT was answered before the append's reply: the script was not in Redis's
+        /// cache (a restarted or failed-over Redis), and `evaluate` sent it again, behind the
+        /// WAIT, which thus did not count the entry.
+        case waitAnsweredFirst
+        /// The append landed; its WAIT decides.
+        case appended
+    }
 
     var writerConnected: Bool { writer.connectedAddress != nil }
     /// This node holds `huddle:ticker` (as of the last renewal): it decides `tick`'s durable part.
@@ -54,6 +77,18 @@ final class ClusterLog {
 
     /// Entries one XRANGE or XREAD brings at most (a catching-up node reads in pages).
     static let pageSize = 1_000
+
+    /// Why this node's state must be rebuilt from a snapshot and the log.
+    enum Rebuild: Equatable {
+        /// The log no longer holds the entry after `position`: it was trimmed behind a snapshot
+        /// while this node was away (partitioned or stopped for longer than the snapshots keep).
+        /// `firstInLog` is the log's first entry, `top` the highest one this node read.
+        case trimmed(firstInLog: UInt64, top: UInt64)
+        /// The log lost entries this node applied: a Redis failover promoted a replica that
+        /// never had them (their append was refused by WAIT, so never acknowledged). Only the
+        /// state up to `keptUpTo` is the other nodes' too.
+        case lostEntries(keptUpTo: UInt64)
+    }
     static let leaseMilliseconds = 3_000
     static let leaseRenewalMilliseconds: Int64 = 1_000
 
@@ -102,38 +137,66 @@ final class ClusterLog {
     /// only after this one's outcome (a second one behind it could land on top of another
     /// node's entry if this one lost).
     func append(_ commands: [CoreCommand], outcome: @escaping (AppendOutcome) -> Void) {
+        guard rebuild == nil else {
+            _ = loop.schedule(after: 0) { outcome(.rebuilding) }
+            return
+        }
         turnNumber += 1
         let target = position + 1
-        let entry = ClusterEntry(position: target, writer: writerID, turn: turnNumber, commands: commands)
+        let built = position
+        let entry = ClusterEntry(position: target, writer: writerID, turn: turnNumber, commands: commands, after: lastApplied)
         let started = MonotonicClock.nanoseconds()
-        writer.appendAt(ClusterKeys.log, position: target, fields: entry.fields) { [self] result in
-            if settings.waitReplicas > 0, case .success(true) = result {
-                awaitingReplicas = true  // the WAIT behind it decides
+        let expectingTop = lastApplied?.fields ?? []
+        if settings.waitReplicas > 0 { replicaWait = .appendSent }
+        writer.appendAt(ClusterKeys.log, position: target, expectingTop: expectingTop, fields: entry.fields) { [self] result in
+            if settings.waitReplicas > 0, case .success(.appended) = result {
+                // The WAIT behind it decides; if it was answered already, it ran before the
+                // append and one more is needed.
+                let again = replicaWait == .waitAnsweredFirst
+                replicaWait = .appended
+                if again { awaitReplicas(for: entry, started: started, outcome: outcome) }
                 return
             }
+            replicaWait = .idle
             metrics.observeAppend(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
             switch result {
-            case .success(true):
-                advance(to: target)
+            case .success(.appended):
+                advance(to: target, applied: entry.identity)
                 outcome(.appended)
-            case .success(false):
+            case .success(.refused(let top)) where top.milliseconds >= target:
                 metrics.appendConflicts.add(1, ordering: .relaxed)
                 outcome(.positionTaken)
+            case .success(.refused(let top)):
+                lost(keptUpTo: top.milliseconds, position: built, because: "the log's top is below this node's position")
+                outcome(.rebuilding)
+            case .success(.topReplaced):
+                lost(keptUpTo: max(built, 1) - 1, position: built, because: "the log's entry at this node's position is not the one it applied")
+                outcome(.rebuilding)
             case .failure(let error):
                 outcome(.failed(error))
             }
         }
-        guard settings.waitReplicas > 0 else { return }
-        // Pipelined behind the XADD on the same connection: one round trip, and WAIT counts the
-        // replicas that have this connection's writes so far, the entry included.
+        // Pipelined behind the append on the same connection: one round trip, and WAIT counts
+        // the replicas that have this connection's writes so far, the entry included.
+        if settings.waitReplicas > 0 { awaitReplicas(for: entry, started: started, outcome: outcome) }
+    }
+
+    /// WAIT for the replicas `--redis-wait-replicas` asks, for the turn's append sent before it.
+    private func awaitReplicas(for entry: ClusterEntry, started: UInt64, outcome: @escaping (AppendOutcome) -> Void) {
         let wait = ["WAIT", "\(settings.waitReplicas)", "\(ClusterSettings.waitMilliseconds)"].map { Array($0.utf8) }
         writer.send(wait, blockingFor: Int64(ClusterSettings.waitMilliseconds)) { [self] result in
-            guard awaitingReplicas else { return }  // the XADD did not land: its outcome is given
-            awaitingReplicas = false
+            switch replicaWait {
+            case .appended: replicaWait = .idle
+            case .appendSent:
+                replicaWait = .waitAnsweredFirst
+                return
+            case .idle, .waitAnsweredFirst:
+                return  // the append did not land: its outcome is given
+            }
             metrics.observeAppend(seconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
             switch result {
             case .success(let reply) where (reply.integer ?? 0) >= Int64(settings.waitReplicas):
-                advance(to: target)
+                advance(to: entry.position, applied: entry.identity)
                 outcome(.appended)
             case .success(let reply):
                 // In the log but not on enough replicas: not answered ok, and applied by the
@@ -168,24 +231,24 @@ final class ClusterLog {
     // MARK: Applying
 
     /// The inbox's entries that follow `position` without a gap, taken out; `position` moves
-    /// past them (the caller applies every one).
+    /// past them (the caller applies every one). Stops at an entry appended on another entry
+    /// than the one applied here at its position (`rebuild` is set), and at a gap (the log's
+    /// first entry is asked whether it is a trim).
     func takeApplicable() -> [ClusterEntry] {
         var taken: [ClusterEntry] = []
-        while let first = inbox.first {
+        while rebuild == nil, let first = inbox.first {
             if first.position <= position {
                 inbox.removeFirst()
             } else if first.position == position + 1 {
+                if let after = first.after, let lastApplied, after != lastApplied {
+                    lost(keptUpTo: position - 1, position: position, because: "the log's entry at this node's position is not the one it applied", entry: first)
+                    break
+                }
                 taken.append(inbox.removeFirst())
                 position += 1
+                lastApplied = first.identity
             } else {
-                // Positions are contiguous, and every read starts right after `position`: the
-                // entries in between are trimmed away.
-                logger.warning("the shared log is trimmed past this node's position", metadata: [
-                    "position": "\(position)", "first-in-log": "\(first.position)",
-                ])
-                trimmedAbove = first.position
-                inbox.removeAll()
-                readCursor = position
+                checkGap(before: first.position)
                 break
             }
         }
@@ -193,18 +256,72 @@ final class ClusterLog {
         return taken
     }
 
-    /// The node's state was replaced by a snapshot's at `snapshotPosition`: reading and applying
-    /// go on from there.
+    /// The read's first entry is above `position + 1`. Positions are contiguous and every read
+    /// starts right after `position`, so the log's first entry tells: above `position + 1`, the
+    /// entries in between were trimmed behind a snapshot; at or below, the log has a gap, which
+    /// a compare-and-append never makes (an append by something else: a node of an older
+    /// version, or a hand-made XADD). Applying around a gap would make this node's state the
+    /// others' only by chance: the node stops (exit 70) for the operator.
+    private func checkGap(before firstRead: UInt64) {
+        guard !gapChecked else { return }
+        gapChecked = true
+        let asked = epoch
+        writer.xrange(ClusterKeys.log, count: 1) { [self] result in
+            guard asked == epoch, gapChecked else { return }
+            guard case .success(let entries) = result, let firstInLog = entries.first?.id.milliseconds else {
+                // Not answered (Redis away), or the log is empty now: ask again shortly.
+                _ = loop.schedule(after: 100) { [self] in
+                    guard asked == epoch, gapChecked else { return }
+                    gapChecked = false
+                    onEntries()
+                }
+                return
+            }
+            if firstInLog > position + 1 {
+                logger.warning("the shared log is trimmed past this node's position", metadata: [
+                    "position": "\(position)", "first-in-log": "\(firstInLog)",
+                ])
+                rebuild = .trimmed(firstInLog: firstInLog, top: knownTop)
+                inbox.removeAll()
+                onEntries()
+            } else {
+                logger.critical("the shared log has a gap that is not a trim (an append without compare-and-append); exiting", metadata: [
+                    "position": "\(position)", "first-in-log": "\(firstInLog)", "next-entry-read": "\(firstRead)",
+                ])
+                exit(70)
+            }
+        }
+    }
+
+    /// The log lost entries this node applied: nothing more is applied or appended on this
+    /// state; the runner rebuilds it.
+    private func lost(keptUpTo: UInt64, position: UInt64, because reason: String, entry: ClusterEntry? = nil) {
+        guard rebuild == nil else { return }
+        logger.error("the shared log lost entries this node applied (a Redis failover); rebuilding from a snapshot and the log", metadata: [
+            "reason": "\(reason)", "position": "\(position)", "kept-up-to": "\(keptUpTo)",
+            "applied-here": "\(lastApplied?.description ?? "?")", "in-log": "\(entry?.after?.description ?? "?")",
+        ])
+        metrics.lostEntryRebuilds.add(1, ordering: .relaxed)
+        rebuild = .lostEntries(keptUpTo: keptUpTo)
+        inbox.removeAll()
+    }
+
+    /// The node's state was replaced by the one at `snapshotPosition` (a snapshot's, or empty
+    /// at 0): reading and applying go on from there.
     func restart(at snapshotPosition: UInt64) {
+        epoch += 1
         position = snapshotPosition
         readCursor = snapshotPosition
-        trimmedAbove = nil
+        lastApplied = nil
+        rebuild = nil
+        gapChecked = false
         inbox.removeAll()
         metrics.position.store(position, ordering: .relaxed)
     }
 
-    private func advance(to target: UInt64) {
+    private func advance(to target: UInt64, applied: ClusterEntry.Identity) {
         position = target
+        lastApplied = applied
         inbox.removeAll { $0.position <= target }
         metrics.position.store(position, ordering: .relaxed)
         if target > metrics.top.load(ordering: .relaxed) { metrics.top.store(target, ordering: .relaxed) }
@@ -229,10 +346,13 @@ final class ClusterLog {
     /// The reader: XREAD BLOCK from the cursor, forever, on its own connection.
     private func read() {
         readCursor = max(readCursor, position)
+        let asked = epoch
         reader.xread(
             ClusterKeys.log, after: RedisStreamID(milliseconds: readCursor, sequence: 0), count: Self.pageSize, blockMilliseconds: 1_000
         ) { [unowned self] result in
             switch result {
+            case .success where asked != epoch:
+                read()  // read from a position the node left: again from the new one
             case .success(let entries):
                 if let last = entries.last { readCursor = max(readCursor, last.id.milliseconds) }
                 receive(entries)
@@ -250,6 +370,11 @@ final class ClusterLog {
     /// Renews `huddle:node:<name>` if this node holds it (or nobody does), the ticker lease
     /// likewise, and reads the log's top in the same round trip, for the lag `/healthz` judges.
     private func renewLease() {
+        // Everything applied by now was in the log before the script runs (the reader's entries
+        // were read from it, this node's appends precede it on this connection): a top below
+        // this is a log that lost entries.
+        let applied = position
+        let asked = epoch
         let arguments: [[UInt8]] = [
             Array("EVAL".utf8), Array(NodeLease.renewScript.utf8), Array("3".utf8), Array(NodeLease.key(settings.nodeName).utf8),
             Array(ClusterKeys.log.utf8), Array(NodeLease.tickerKey.utf8), Array(writerID.utf8), Array("\(Self.leaseMilliseconds)".utf8),
@@ -270,6 +395,10 @@ final class ClusterLog {
             }
             if top.milliseconds > metrics.top.load(ordering: .relaxed) { metrics.top.store(top.milliseconds, ordering: .relaxed) }
             metrics.topKnown.store(true, ordering: .relaxed)
+            if top.milliseconds < applied, asked == epoch {
+                lost(keptUpTo: top.milliseconds, position: applied, because: "the log's top is below this node's position")
+                onEntries()
+            }
         }
     }
 }

@@ -12,6 +12,8 @@ final class ClusterMetrics: Sendable {
     let appendConflicts = Atomic<Int>(0)
     /// Appends fewer replicas than `--redis-wait-replicas` acknowledged in time.
     let waitShortfalls = Atomic<Int>(0)
+    /// Times this node found the log had lost entries it applied (a Redis failover) and rebuilt.
+    let lostEntryRebuilds = Atomic<Int>(0)
     /// Token sign-ins this node did not know, waiting to apply the log up to its top (`TokenCatchUp`).
     let tokenSignInsWaiting = Atomic<Int>(0)
     /// Whether the writer's connection to Redis is up.
@@ -48,6 +50,9 @@ final class ClusterMetrics: Sendable {
         text += "# HELP huddle_redis_wait_shortfalls_total Turns whose entry fewer replicas than --redis-wait-replicas acknowledged in time (answered unavailable).\n"
         text += "# TYPE huddle_redis_wait_shortfalls_total counter\n"
         text += "huddle_redis_wait_shortfalls_total \(waitShortfalls.load(ordering: .relaxed))\n"
+        text += "# HELP huddle_cluster_lost_entry_rebuilds_total Times this node found the shared log had lost entries it applied (a Redis failover; never acknowledged writes) and rebuilt its state from a snapshot and the log.\n"
+        text += "# TYPE huddle_cluster_lost_entry_rebuilds_total counter\n"
+        text += "huddle_cluster_lost_entry_rebuilds_total \(lostEntryRebuilds.load(ordering: .relaxed))\n"
         text += "# HELP huddle_cluster_token_signins_waiting Token sign-ins naming a session this node has not applied yet, waiting (at most 2 s) to catch up with the log.\n"
         text += "# TYPE huddle_cluster_token_signins_waiting gauge\n"
         text += "huddle_cluster_token_signins_waiting \(tokenSignInsWaiting.load(ordering: .relaxed))\n"

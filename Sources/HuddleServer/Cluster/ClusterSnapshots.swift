@@ -74,8 +74,13 @@ final class ClusterSnapshots: @unchecked Sendable {
     /// to the older one as the single node does (the log is kept behind it); nil when there is
     /// none. Throws when snapshots exist but none is valid, or one is not a state this version
     /// reads: starting from the log's beginning, which is trimmed, would lose their state.
-    static func loadNewest(sharedDirectory: String, logger: Logger) throws -> (state: CoreDurableState, position: UInt64)? {
-        guard let loaded = try SnapshotStore(directory: snapshotDirectory(shared: sharedDirectory)).loadNewestValid() else { return nil }
+    /// `atOrBelow`: only snapshots at or below that position count (a node rebuilding its
+    /// state: none above the last position it shares with the log).
+    static func loadNewest(
+        sharedDirectory: String, atOrBelow bound: UInt64 = .max, logger: Logger
+    ) throws -> (state: CoreDurableState, position: UInt64)? {
+        let store = SnapshotStore(directory: snapshotDirectory(shared: sharedDirectory))
+        guard let loaded = try store.loadNewestValid(atOrBelow: bound) else { return nil }
         for skipped in loaded.skipped {
             logger.error("skipped a damaged shared snapshot, using an older one", metadata: ["reason": "\(skipped)"])
         }

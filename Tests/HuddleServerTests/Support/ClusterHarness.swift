@@ -69,6 +69,12 @@ final class ClusterHarness: @unchecked Sendable {
         return server
     }
 
+    /// The exit status and log of `node` once it exited by itself; nil while it runs.
+    func exited(_ node: Int) -> (status: Int32, log: String)? {
+        guard let server = nodes[node].server, let status = server.process.exitStatusIfExited else { return nil }
+        return (status, server.logText)
+    }
+
     /// Every node's log so far, each under its name: what a failing test prints.
     var logs: String {
         nodes.map { node in "=== \(node.name) (port \(node.port))\n\(node.server?.logText ?? "(never started)")" }
