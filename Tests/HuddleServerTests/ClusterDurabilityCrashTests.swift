@@ -76,14 +76,45 @@ extension CrashWriters {
     /// the journals hold: a write acknowledged by a node follows everything acknowledged before
     /// it in the log, so one is made on each node first. `expectingOK: false` only measures.
     func checkEveryNode(of cluster: ClusterHarness, expectingOK: Bool = true) async throws -> [[String: Any]] {
-        let (barrier, token) = try ProtocolClient.signedUp("barrier", port: cluster.port(0))
-        try barrier.publish("room:barrier", "from node 1")
+        let barrier = try ProtocolClient(port: cluster.port(0))
+        let account = ["username": "barrier", "email": "barrier@example.com", "password": ProtocolClient.password]
+        var signedUp = try await Self.write(barrier, "signup", account, on: 0, of: cluster)
+        if signedUp == nil {
+            // A refused sign-up stored nothing, unless the refusal only said the node lost its
+            // link while the entry reached the log: then the account is there.
+            signedUp = try barrier.ok("login", ["login": "barrier", "password": ProtocolClient.password])
+        }
+        guard let token = signedUp?["token"] as? String else { throw TestFailure("the barrier's sign-up gave no token") }
         var results: [[String: Any]] = []
         for node in cluster.indices {
             let client = try await ProtocolClient.authenticatedOnceKnown(token, port: cluster.port(node))
-            try client.publish("room:barrier", "from node \(node + 1)")
+            _ = try await Self.write(client, "publish", ["channel": "room:barrier", "data": "from node \(node + 1)"], on: node, of: cluster)
             results.append(try await check(url: cluster.url(node), expectingOK: expectingOK))
         }
         return results
+    }
+
+    /// `op` on `node`, sent again while the node answers `unavailable`: after a failover a node
+    /// may still be waiting out its reconnect delay when others already write (a refused write
+    /// stored nothing). The reply once it succeeded; nil when a retried sign-up found its
+    /// account taken (an earlier try's entry reached the log after all).
+    private static func write(
+        _ client: ProtocolClient, _ op: String, _ fields: JSONObject, on node: Int, of cluster: ClusterHarness
+    ) async throws -> JSONObject? {
+        var result: JSONObject?
+        var refused = false
+        try await cluster.untilHolds("node \(node + 1) taking writes again", timeout: 90) {
+            let reply = try client.request(op, fields)
+            if JSON.bool(reply["ok"]) == true {
+                result = reply["result"] as? JSONObject ?? [:]
+                return true
+            }
+            let code = (reply["error"] as? JSONObject)?["code"] as? String
+            if code == "username_taken", op == "signup", refused { return true }
+            guard code == "unavailable" else { throw TestFailure("\(op) on node \(node + 1) failed: \(JSON.text(reply))") }
+            refused = true
+            return false
+        }
+        return result
     }
 }
