@@ -24,7 +24,8 @@
 # CONNECT_RATE (connections/s asked of all harnesses together, 1000), CONNECTIONS_PER_USER (1:
 # every connection a user of its own; every node holds every user), ROOMS (1000), RATE (1), DURATION (20),
 # OUT (a directory to keep the JSON results in; a fresh one by default), SETUP_RATE (connections/s
-# the box sets up in all, to place --start-at: 1000).
+# the box sets up in all, to place --start-at: 1000), DRAIN (seconds after the window: fanout 15,
+# storm 30; a storm on a box shared with other work needs longer for every client to come back).
 #
 # Prints the per-harness verdicts and one summary (JSON, also in $OUT/summary.json). Holds
 # /tmp/huddle-bigrun.lock for the whole run above 5,000 connections. Everything it starts is
@@ -34,7 +35,7 @@ cd "$(dirname "$0")/.."
 MODE=${1:?usage: bench/half_million.sh connect|fanout|storm CONNECTIONS} TOTAL=${2:?connections}
 PER_NODE=${PER_NODE:-19500} PER_HARNESS=${PER_HARNESS:-19500} HOLD=${HOLD:-60} CONNECT_RATE=${CONNECT_RATE:-1000}
 CONNECTIONS_PER_USER=${CONNECTIONS_PER_USER:-1} AUTH=${AUTH:-app}
-ROOMS=${ROOMS:-1000} RATE=${RATE:-1} DURATION=${DURATION:-20} SETUP_RATE=${SETUP_RATE:-1000}
+ROOMS=${ROOMS:-1000} RATE=${RATE:-1} DURATION=${DURATION:-20} SETUP_RATE=${SETUP_RATE:-1000} DRAIN=${DRAIN:-}
 HUDDLE=.build/release/huddle
 LOADTEST=.build/release/huddle-loadtest
 for tool in "$HUDDLE" "$LOADTEST"; do [ -x "$tool" ] || { echo "build it first: swift build -c release" >&2; exit 64; }; done
@@ -167,7 +168,7 @@ fanout)
     for j in $(seq "$HARNESSES"); do
         listen=(); [ "$j" -gt 1 ] && listen=(--listen-only)
         harness "$j" fanout --subscribers "$(share "$j")" --rate "$RATE" --room "$room" --start-at "$start_at" "${listen[@]}" \
-            --warmup 3 --duration "$DURATION" --drain 15
+            --warmup 3 --duration "$DURATION" --drain "${DRAIN:-15}"
     done
     wait_all_say "starting at" || true
     sample held
@@ -176,7 +177,7 @@ storm)
     start_at=$(python3 -c "import time; print(int(time.time() + $TOTAL / $SETUP_RATE + 30))")
     for j in $(seq "$HARNESSES"); do
         harness "$j" reconnect-storm --subscribers "$(share "$j")" --rooms 10 --rate "$RATE" --drop-after 5 --drop-fraction 1 \
-            --start-at "$start_at" --warmup 3 --duration "$DURATION" --drain 30
+            --start-at "$start_at" --warmup 3 --duration "$DURATION" --drain "${DRAIN:-30}"
     done
     wait_all_say "starting at" || true
     sample held
