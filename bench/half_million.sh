@@ -11,18 +11,21 @@
 # connect: every connection is a user of its own, authenticated with `app_auth` and a token the
 #   harness signs (the nodes share --app-token-secret: each account is made on first sight, no
 #   password hashing), subscribed to its inbox and one of ROOMS rooms; held HOLD seconds once all
-#   harnesses hold. Samples, idle (nodes up, no clients) and while all are held: every node's and
+#   harnesses hold. AUTH=bearer instead signs each harness's users up first (password, a session
+#   each) and every connection presents its user's session token in its upgrade request: how an
+#   app that signed in once reconnects, with no write per connection. Samples, idle (nodes up, no clients) and while all are held: every node's and
 #   harness's RSS, redis-server's, /proc/net/sockstat, /proc/slabinfo, /proc/meminfo.
 # fanout: SUBSCRIBERS over the harnesses (one shared account each), all in one room; harness 1
 #   publishes RATE msg/s, the others listen (`--listen-only`); windows aligned with --start-at.
 # storm: each harness runs its own `reconnect-storm` (10 rooms, 1 publisher each at RATE) over its
 #   share, all drop every subscriber at the same moment (--start-at + --drop-after).
 #
-# Environment: PER_NODE (19500: connections per node), PER_HARNESS (19500), HOLD (60),
+# Environment: PER_NODE (19500: connections per node), PER_HARNESS (19500), HOLD (60), AUTH (app or bearer),
 # CONNECT_RATE (connections/s asked of all harnesses together, 1000), CONNECTIONS_PER_USER (1:
 # every connection a user of its own; every node holds every user), ROOMS (1000), RATE (1), DURATION (20),
 # OUT (a directory to keep the JSON results in; a fresh one by default), SETUP_RATE (connections/s
-# the box sets up in all, to place --start-at: 1000).
+# the box sets up in all, to place --start-at: 1000), DRAIN (seconds after the window: fanout 15,
+# storm 30; a storm on a box shared with other work needs longer for every client to come back).
 #
 # Prints the per-harness verdicts and one summary (JSON, also in $OUT/summary.json). Holds
 # /tmp/huddle-bigrun.lock for the whole run above 5,000 connections. Everything it starts is
@@ -31,13 +34,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MODE=${1:?usage: bench/half_million.sh connect|fanout|storm CONNECTIONS} TOTAL=${2:?connections}
 PER_NODE=${PER_NODE:-19500} PER_HARNESS=${PER_HARNESS:-19500} HOLD=${HOLD:-60} CONNECT_RATE=${CONNECT_RATE:-1000}
-CONNECTIONS_PER_USER=${CONNECTIONS_PER_USER:-1}
-ROOMS=${ROOMS:-1000} RATE=${RATE:-1} DURATION=${DURATION:-20} SETUP_RATE=${SETUP_RATE:-1000}
+CONNECTIONS_PER_USER=${CONNECTIONS_PER_USER:-1} AUTH=${AUTH:-app}
+ROOMS=${ROOMS:-1000} RATE=${RATE:-1} DURATION=${DURATION:-20} SETUP_RATE=${SETUP_RATE:-1000} DRAIN=${DRAIN:-}
 HUDDLE=.build/release/huddle
 LOADTEST=.build/release/huddle-loadtest
 for tool in "$HUDDLE" "$LOADTEST"; do [ -x "$tool" ] || { echo "build it first: swift build -c release" >&2; exit 64; }; done
 command -v redis-server >/dev/null || { echo "needs redis-server" >&2; exit 64; }
 case $MODE in connect | fanout | storm) ;; *) echo "mode: connect, fanout or storm" >&2; exit 64 ;; esac
+case $AUTH in app | bearer) ;; *) echo "AUTH: app or bearer" >&2; exit 64 ;; esac
 
 NODES=$(( (TOTAL + PER_NODE - 1) / PER_NODE ))
 HARNESSES=$(( (TOTAL + PER_HARNESS - 1) / PER_HARNESS ))
@@ -125,13 +129,20 @@ harness() {
         >"$OUT/harness$j.out" 2>>"$WORK/harness$j.err" &
     HARNESS_PIDS+=($!)
 }
-all_say() { local j; for j in $(seq "$HARNESSES"); do grep -q "$1" "$WORK/harness$j.err" || return 1; done; }
-any_ended() { local pid; for pid in "${HARNESS_PIDS[@]}"; do kill -0 "$pid" 2>/dev/null || return 0; done; return 1; }
-wait_all_say() {
-    while ! all_say "$1"; do
-        if any_ended; then echo "a harness ended before: $1" >&2; return 1; fi
-        sleep 1
+# Whether every harness has said $1 or ended without (a sign-up that timed out ends one): the
+# others are waited for, not cut short.
+all_say() {
+    local j
+    for j in $(seq "$HARNESSES"); do
+        grep -q "$1" "$WORK/harness$j.err" || ! kill -0 "${HARNESS_PIDS[$((j - 1))]}" 2>/dev/null || return 1
     done
+}
+wait_all_say() {
+    local pid ended=0
+    while ! all_say "$1"; do sleep 1; done
+    for pid in "${HARNESS_PIDS[@]}"; do kill -0 "$pid" 2>/dev/null || ended=$((ended + 1)); done
+    [ "$ended" -eq 0 ] || echo "$ended of $HARNESSES harnesses ended before: $1" >&2
+    [ "$ended" -lt "$HARNESSES" ]
 }
 
 START=$(date +%s.%N)
@@ -140,11 +151,12 @@ connect)
     # Every harness holds until the slowest has ramped, then HOLD more seconds: the script times
     # the hold from the moment they all hold.
     skew=$(( TOTAL / SETUP_RATE + 60 ))
+    auth=(--app-token-secret "$SECRET"); [ "$AUTH" = bearer ] && auth=()
     for j in $(seq "$HARNESSES"); do
         n=$(share "$j")
         harness "$j" connect --connections "$n" --rate "$(python3 -c "print($CONNECT_RATE / $HARNESSES)")" \
             --users "$(( (n + CONNECTIONS_PER_USER - 1) / CONNECTIONS_PER_USER ))" \
-            --subscribe-rooms "$ROOMS" --app-token-secret "$SECRET" --hold "$((HOLD + skew))"
+            --subscribe-rooms "$ROOMS" "${auth[@]}" --hold "$((HOLD + skew))"
     done
     wait_all_say "holding for" || true
     HELD_AT=$(date +%s.%N)
@@ -163,7 +175,7 @@ fanout)
     for j in $(seq "$HARNESSES"); do
         listen=(); [ "$j" -gt 1 ] && listen=(--listen-only)
         harness "$j" fanout --subscribers "$(share "$j")" --rate "$RATE" --room "$room" --start-at "$start_at" "${listen[@]}" \
-            --warmup 3 --duration "$DURATION" --drain 15
+            --warmup 3 --duration "$DURATION" --drain "${DRAIN:-15}"
     done
     wait_all_say "starting at" || true
     sample held
@@ -172,7 +184,7 @@ storm)
     start_at=$(python3 -c "import time; print(int(time.time() + $TOTAL / $SETUP_RATE + 30))")
     for j in $(seq "$HARNESSES"); do
         harness "$j" reconnect-storm --subscribers "$(share "$j")" --rooms 10 --rate "$RATE" --drop-after 5 --drop-fraction 1 \
-            --start-at "$start_at" --warmup 3 --duration "$DURATION" --drain 30
+            --start-at "$start_at" --warmup 3 --duration "$DURATION" --drain "${DRAIN:-30}"
     done
     wait_all_say "starting at" || true
     sample held

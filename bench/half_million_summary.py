@@ -118,7 +118,7 @@ if MODE == "connect":
         "connections_failed": int(figures("connections_failed")), "lost_while_held": int(figures("lost_while_held")),
         "connect_rate_per_s": round(opened / ramp) if ramp else None, "slowest_ramp_s": round(ramp, 1),
         "connect_latency": latency(results),
-        "harness_cpu_percent_min_max": [min(r["clientCPUPercent"] or 0 for r in results), max(r["clientCPUPercent"] or 0 for r in results)],
+        "harness_cpu_percent_min_max": [min(r.get("clientCPUPercent") or 0 for r in results), max(r.get("clientCPUPercent") or 0 for r in results)],
     })
     if idle and held:
         node_idle, node_held = idle["rss_kb"]["node"], held["rss_kb"]["node"]
@@ -146,7 +146,7 @@ else:
     summary["latency_live"] = latency(results)
     summary["deliveries_per_s"] = round(sum(r["deliveriesPerSecond"] for r in results))
     summary["sent"] = max(r["sent"] for r in results) if MODE == "fanout" else sum(r["sent"] for r in results)
-    summary["harness_cpu_percent"] = sorted(round(r["clientCPUPercent"] or 0, 1) for r in results)
+    summary["harness_cpu_percent"] = sorted(round(r.get("clientCPUPercent") or 0, 1) for r in results)
     if held and end:
         seconds = end["time"] - held["time"]
         node_s = (sum(end["cpu_ticks"]["node"]) - sum(held["cpu_ticks"]["node"])) / HZ

@@ -72,6 +72,9 @@ final class ReconnectStormScenario: Scenario {
     private var recoveredTrue = 0
     private var recoveredFalse = 0
     private var recoveredPublications = 0
+    /// What issuing the storm's reconnects took this loop's thread: every abort and every new
+    /// connect happen in one turn, which reads nothing meanwhile.
+    private var issueTime: ThreadTime?
     private let padding: String
     private(set) var result: ScenarioResult?
 
@@ -272,7 +275,11 @@ final class ReconnectStormScenario: Scenario {
             reconnecting += 1
         }
         // Each abort calls the old session's onClose, which starts the reconnect.
+        let start = ThreadTime.now()
         for index in victims { subscribers[index].abort() }
+        let issue = ThreadTime.now().since(start)
+        issueTime = issue
+        progress.say("issued \(count) reconnects in \(formatted(issue.wallSeconds, decimals: 2)) s: this thread ran \(formatted(issue.runSeconds, decimals: 2)) s and waited \(formatted(issue.waitSeconds, decimals: 2)) s for a core")
     }
 
     private func reconnect(_ index: Int, attempt: Int) {
@@ -334,6 +341,8 @@ final class ReconnectStormScenario: Scenario {
                 "dropped": Double(dropped), "reconnected": Double(reconnected), "reconnect_failed": Double(reconnectFailed),
                 "still_reconnecting": Double(reconnecting), "recovered_true": Double(recoveredTrue),
                 "recovered_false": Double(recoveredFalse), "recovered_publications": Double(recoveredPublications),
+                "reconnects_issued_s": issueTime?.wallSeconds ?? 0, "reconnects_issued_run_s": issueTime?.runSeconds ?? 0,
+                "reconnects_issued_wait_s": issueTime?.waitSeconds ?? 0,
             ],
             otherLatencies: ["reconnect (drop → subscribed)": reconnectTime.summary, "recovered delivery (intended → in the subscribe reply)": recoveredDelay.summary])
         if dropped == 0 { result?.errors.append("nothing was dropped: --drop-after must fall inside --duration") }

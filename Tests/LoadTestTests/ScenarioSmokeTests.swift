@@ -280,6 +280,10 @@ import Testing
         #expect(run.result.figures["recovered_true"] == 10)
         #expect(run.result.otherLatencies.values.contains { $0.count == 10 })  // one reconnect time each
         #expect(run.result.stream.delivered == run.result.sent * 10)  // 20 subscribers, 2 rooms
+        // Where the turn that issues the reconnects spent its time: on a core, or waiting for one.
+        #expect(run.output.contains("issued 10 reconnects in "), "\(run.output)")
+        #expect((run.result.figures["reconnects_issued_s"] ?? 0) > 0)
+        #expect(run.result.figures["reconnects_issued_run_s"] != nil && run.result.figures["reconnects_issued_wait_s"] != nil)
     }
 
     /// Two URLs of one server (the second through a forwarder, a stand-in for a second node
