@@ -27,36 +27,44 @@ public struct ChannelName: Sendable, Equatable {
     }
 
     public init(parsing text: String) throws(CoreError) {
-        let utf8 = text.utf8
-        guard utf8.count <= Self.maxBytes else {
-            throw CoreError(.invalidChannel, "a channel name is at most \(Self.maxBytes) bytes")
-        }
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")),
-              let namespace = ChannelNamespace(name: text.utf8[..<colon])
-        else {
-            throw CoreError(.invalidChannel, "a channel name starts with inbox:, chat:, loc: or room:")
-        }
-        let rest = text[text.utf8.index(after: colon)...]
+        // Read in place: walking the String's UTF-8 and Substring views cost ~2k instructions
+        // a publish on the core thread. `withUTF8` needs a variable; a native string lends
+        // its own storage.
+        var bytes = text
+        let kind = bytes.withUTF8 { Self.kind(spelledBy: $0) }
         self.text = text
+        self.kind = try kind.get()
+    }
+
+    private static func kind(spelledBy utf8: UnsafeBufferPointer<UInt8>) -> Result<Kind, CoreError> {
+        guard utf8.count <= maxBytes else {
+            return .failure(CoreError(.invalidChannel, "a channel name is at most \(maxBytes) bytes"))
+        }
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")), let namespace = ChannelNamespace(name: utf8[..<colon]) else {
+            return .failure(CoreError(.invalidChannel, "a channel name starts with inbox:, chat:, loc: or room:"))
+        }
+        let rest = utf8[(colon + 1)...]
         switch namespace {
         case .inbox, .loc:
-            guard UsernameRules.isCanonical(rest.utf8) else {
-                throw CoreError(.invalidChannel, "\(namespace.rawValue):USER needs a lowercase username")
+            guard UsernameRules.isCanonical(rest) else {
+                return .failure(CoreError(.invalidChannel, "\(namespace.rawValue):USER needs a lowercase username"))
             }
-            kind = namespace == .inbox ? .inbox(owner: String(rest)) : .loc(owner: String(rest))
+            let owner = String(decoding: rest, as: UTF8.self)
+            return .success(namespace == .inbox ? .inbox(owner: owner) : .loc(owner: owner))
         case .chat:
-            let members = rest.utf8.split(separator: UInt8(ascii: "~"), omittingEmptySubsequences: false)
-            guard members.count == 2, UsernameRules.isCanonical(members[0]), UsernameRules.isCanonical(members[1]),
-                  members[0].lexicographicallyPrecedes(members[1])
+            // Two members split at the first '~' (a second one fails the username rules).
+            guard let tilde = rest.firstIndex(of: UInt8(ascii: "~")),
+                  case let first = rest[..<tilde], case let second = rest[(tilde + 1)...],
+                  UsernameRules.isCanonical(first), UsernameRules.isCanonical(second), first.lexicographicallyPrecedes(second)
             else {
-                throw CoreError(.invalidChannel, "chat:A~B needs two different lowercase usernames in ascending order")
+                return .failure(CoreError(.invalidChannel, "chat:A~B needs two different lowercase usernames in ascending order"))
             }
-            kind = .chat(String(Substring(members[0])), String(Substring(members[1])))
+            return .success(.chat(String(decoding: first, as: UTF8.self), String(decoding: second, as: UTF8.self)))
         case .room:
-            guard Self.roomNameLengths.contains(rest.utf8.count), rest.utf8.allSatisfy(Self.isRoomNameByte) else {
-                throw CoreError(.invalidChannel, "room:NAME needs 1–64 characters from a-z A-Z 0-9 _ - .")
+            guard roomNameLengths.contains(rest.count), rest.allSatisfy(isRoomNameByte) else {
+                return .failure(CoreError(.invalidChannel, "room:NAME needs 1–64 characters from a-z A-Z 0-9 _ - ."))
             }
-            kind = .room(String(rest))
+            return .success(.room(String(decoding: rest, as: UTF8.self)))
         }
     }
 

@@ -8,20 +8,31 @@ public enum ChannelNamespace: String, Sendable, Hashable, CaseIterable, Codable 
 
     /// The namespace a channel name starts with, without validating the rest of the name.
     init?(prefixOf channel: String) {
-        guard let colon = channel.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        self.init(name: channel.utf8[..<colon])
+        var channel = channel  // `withUTF8` needs a variable; a native string lends its storage
+        guard let namespace = channel.withUTF8({ utf8 in utf8.firstIndex(of: UInt8(ascii: ":")).flatMap { Self(name: utf8[..<$0]) } })
+        else { return nil }
+        self = namespace
     }
 
     /// The namespace spelled by `name` (the bytes before the colon): compared byte by byte,
     /// every publication's channel is parsed, and `init(rawValue:)` hashes a new `String`.
-    init?(name: Substring.UTF8View) {
-        if name.elementsEqual("room".utf8) {
+    init?(name: Slice<UnsafeBufferPointer<UInt8>>) {
+        func spells(_ word: StaticString) -> Bool {
+            guard name.count == word.utf8CodeUnitCount else { return false }
+            var letter = word.utf8Start
+            for byte in name {
+                guard byte == letter.pointee else { return false }
+                letter += 1
+            }
+            return true
+        }
+        if spells("room") {
             self = .room
-        } else if name.elementsEqual("chat".utf8) {
+        } else if spells("chat") {
             self = .chat
-        } else if name.elementsEqual("inbox".utf8) {
+        } else if spells("inbox") {
             self = .inbox
-        } else if name.elementsEqual("loc".utf8) {
+        } else if spells("loc") {
             self = .loc
         } else {
             return nil

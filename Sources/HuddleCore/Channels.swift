@@ -13,8 +13,15 @@ public struct Channels: Sendable, Equatable {
 
     public subscript(name: String) -> Channel? { byName[name] }
 
-    /// Appends to `name`, creating the channel (and its epoch) on its first publication.
-    mutating func publish(to name: String, _ publication: RetainedPublication, limit: HistoryLimit) -> Publication {
+    /// Whether `name` exists, without copying its channel out as the subscript does.
+    func contains(_ name: String) -> Bool { byName.index(forKey: name) != nil }
+
+    /// Appends to `name`, creating the channel (and its epoch) on its first publication; with
+    /// the publication, when the channel's oldest retained one expires now (its next trim), read
+    /// while the channel is at hand rather than looked up again by name.
+    mutating func publish(
+        to name: String, _ publication: RetainedPublication, limit: HistoryLimit
+    ) -> (publication: Publication, oldestExpiry: Int64?) {
         // One hash of the name per publish for an existing channel: mutate through the index.
         let index: Dictionary<String, Channel>.Index
         if let existing = byName.index(forKey: name) {
@@ -25,11 +32,12 @@ public struct Channels: Sendable, Equatable {
             index = byName.index(forKey: name)!
         }
         let offset = byName.values[index].append(publication, limit: limit)
-        return Publication(
+        let stored = Publication(
             channel: name, epoch: byName.values[index].epoch, offset: offset,
             type: publication.type, from: publication.from, data: publication.data, time: publication.time,
             clientID: publication.clientID
         )
+        return (stored, byName.values[index].oldestExpiry(limit: limit))
     }
 }
 

@@ -141,7 +141,7 @@ extension HuddleCore {
     /// other namespaces have owners or members, and their own bounds.
     private func roomRefusal(_ name: ChannelName, from user: Username, data: String, at time: Int64) -> CoreError? {
         guard case .room = name.kind else { return nil }
-        let creating = durableState.channels[name.text] == nil
+        let creating = !durableState.channels.contains(name.text)
         return roomQuota.admit(user, bytes: data.utf8.count, creating: creating, at: time)
     }
 

@@ -301,8 +301,8 @@ public final class HuddleCore {
     ) -> Publication {
         let limit = configuration.historyLimit(for: namespace ?? .room)
         let publication = RetainedPublication(type: type, from: from, data: data, time: time, clientID: clientID)
-        let stored = durableState.channels.publish(to: channel, publication, limit: limit)
-        scheduleHistoryExpiry(of: channel, limit: limit)
+        let (stored, oldestExpiry) = durableState.channels.publish(to: channel, publication, limit: limit)
+        if let oldestExpiry { historyExpiries.schedule(channel, at: oldestExpiry) }
         if namespace == .chat, let from { durableState.readMarkers.advance(from, in: channel, to: stored.offset) }
         return stored
     }

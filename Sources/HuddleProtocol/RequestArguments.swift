@@ -49,16 +49,21 @@ struct RequestArguments {
     /// A publication's `type`: `[a-z0-9_.]{1,32}`, default "message".
     func publicationType() throws(RequestError) -> String {
         guard let type = try optionalString("type") else { return RequestDefaults.publicationType }
+        guard Self.isPublicationType(type) else {
+            throw badRequest("type must be 1 to 32 characters from a-z, 0-9, '_' and '.'")
+        }
+        return type
+    }
+
+    /// Whether `type` is a publication type: `[a-z0-9_.]{1,32}`.
+    static func isPublicationType(_ type: String) -> Bool {
         let utf8 = type.utf8
         let isAllowed = { (byte: UInt8) -> Bool in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
         }
         let allowed = utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isAllowed) } ?? utf8.allSatisfy(isAllowed)
-        guard (1...32).contains(utf8.count), allowed else {
-            throw badRequest("type must be 1 to 32 characters from a-z, 0-9, '_' and '.'")
-        }
-        return type
+        return (1...32).contains(utf8.count) && allowed
     }
 
     /// A publication's `data`: any JSON value, required (`null` is a value here), returned in

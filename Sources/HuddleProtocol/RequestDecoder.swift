@@ -8,6 +8,13 @@
 /// Every error after the id check carries the id.
 public enum RequestDecoder {
     public static func decode(_ bytes: UnsafeRawBufferPointer, limits: ProtocolLimits) -> Result<ClientRequest, RequestError> {
+        // Most requests are plain publishes: read those without the general tree.
+        if let publish = PublishRequestDecoder.decode(bytes, limits: limits) { return .success(publish) }
+        return decodeGenerally(bytes, limits: limits)
+    }
+
+    /// Any request, and the error reply of every refused one.
+    static func decodeGenerally(_ bytes: UnsafeRawBufferPointer, limits: ProtocolLimits) -> Result<ClientRequest, RequestError> {
         Result { () throws(RequestError) -> ClientRequest in
             let members = try parseObject(bytes, limits: limits, recoverID: true)
             let id = try requestID(members, limits: limits)
