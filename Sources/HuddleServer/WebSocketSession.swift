@@ -20,8 +20,9 @@ final class WebSocketSession {
     private let inflater: (any WebSocketMessageInflater)?
     /// The message reader, kept between reads only while it holds part of a header, frame or
     /// fragmented message (or has failed or read the close frame); at a message boundary it is
-    /// dropped and the next read makes a new one, so an idle connection keeps only the reader's
-    /// settings (32 of its 103 bytes), not its in-progress state. No run-time
+    /// dropped, so an idle connection keeps none. A read with none in progress takes its whole
+    /// messages without one (`readWholeMessages`) and builds one only for what follows them.
+    /// No run-time
     /// exclusivity check: nothing else touches it during a read (`stopParsing` during a read
     /// only sets `parsingStopped`, and a read inside a read stops the process, `isReading`).
     @exclusivity(unchecked) private var readerInProgress: ReaderInProgress?
@@ -99,36 +100,53 @@ final class WebSocketSession {
         guard !parsingStopped else { return }
         precondition(!isReading, "a WebSocket session read inside its own read")
         isReading = true
-        var reader = takeReader()
         var failure: WebSocketError?
         do {
-            try reader?.read(inPlace: bytes) { message in
-                self.received(message, on: connection)
-            } _: { event in
-                self.handle(event, connection)
+            var rest = bytes
+            if readerInProgress == nil {
+                // The usual read, whole messages only, builds no reader (a reader's settings
+                // and state cost ~350 instructions to set up and tear down per read).
+                let taken = try WebSocketMessageReader.readWholeMessages(
+                    inPlace: bytes, role: .server, maxMessageSize: servedEndpoint.maxMessageSize
+                ) { message in
+                    self.received(message, on: connection)
+                }
+                rest = UnsafeMutableRawBufferPointer(rebasing: bytes[taken...])
             }
+            if !rest.isEmpty { try readWithReader(rest, connection) }
         } catch let error as WebSocketError {
             failure = error
         } catch {
             failure = WebSocketError(.internalError, "unexpected error")
         }
         isReading = false
-        keep(reader)
         if let failure { connection.fail(failure) }
         if parsingStopped { readerInProgress = nil }
     }
 
+    /// What the whole-message path left: through the reader in progress, or a new one, kept
+    /// afterwards only mid-message (also when it throws: a failed reader is not at a boundary).
+    private func readWithReader(_ bytes: UnsafeMutableRawBufferPointer, _ connection: Connection) throws {
+        var reader = takeReader()
+        defer { keep(reader) }
+        try reader.read(inPlace: bytes) { message in
+            self.received(message, on: connection)
+        } _: { event in
+            self.handle(event, connection)
+        }
+    }
+
     /// The reader kept from the last read (moved out, so its buffers stay uniquely referenced
     /// and grow in place), or a new one.
-    private func takeReader() -> WebSocketMessageReader? {
+    private func takeReader() -> WebSocketMessageReader {
         var reader = WebSocketMessageReader(role: .server, maxMessageSize: servedEndpoint.maxMessageSize, inflater: inflater)
         if let readerInProgress { swap(&reader, &readerInProgress.reader) }
         return reader
     }
 
     /// Keeps `reader` for the next read unless a new one would do the same.
-    private func keep(_ reader: WebSocketMessageReader?) {
-        guard let reader, !reader.isAtMessageBoundary else {
+    private func keep(_ reader: WebSocketMessageReader) {
+        guard !reader.isAtMessageBoundary else {
             readerInProgress = nil
             return
         }

@@ -90,7 +90,8 @@ public struct WebSocketMessageReader {
             var offset = 0
             while offset < bytes.count && !closeReceived {
                 if frame == nil, partialHeader.count == 0, messageOpcode == nil,
-                    let taken = try readWholeMessage(in: bytes, at: offset, onMessage)
+                    let taken = try Self.readWholeMessage(
+                        in: bytes, at: offset, role: role, maxMessageSize: maxMessageSize, onMessage)
                 {
                     offset += taken
                 } else {
@@ -102,6 +103,28 @@ public struct WebSocketMessageReader {
             releaseBuffers()
             throw error
         }
+    }
+
+    /// The run of whole messages at the start of `bytes` that a reader with these settings, at
+    /// a message boundary, would read in place (`read(inPlace:message:_:)`'s path: final,
+    /// uncompressed text or binary frames lying wholly in `bytes`): unmasked, validated and lent
+    /// to `onMessage` in order. Returns how many bytes they took, stopping at the first frame
+    /// that path does not take (a partial or fragmented frame, a control or compressed frame, a
+    /// frame breaking a header rule), which is left for a reader. So an owner that keeps no
+    /// reader between messages (an idle connection's memory) builds one only for what is left;
+    /// a read of whole messages builds none. Throws what the reader would for the same bytes
+    /// (text that is not UTF-8), after which the owner must treat the stream as failed.
+    public static func readWholeMessages(
+        inPlace bytes: UnsafeMutableRawBufferPointer, role: WebSocketRole, maxMessageSize: Int,
+        _ onMessage: (WebSocketBorrowedMessage) throws -> Void
+    ) throws -> Int {
+        var offset = 0
+        while offset < bytes.count,
+            let taken = try readWholeMessage(in: bytes, at: offset, role: role, maxMessageSize: maxMessageSize, onMessage)
+        {
+            offset += taken
+        }
+        return offset
     }
 
     private mutating func consume(_ bytes: UnsafeRawBufferPointer, _ onEvent: (WebSocketEvent) throws -> Void) throws {
@@ -133,8 +156,9 @@ public struct WebSocketMessageReader {
     /// final uncompressed text or binary frame that breaks no header rule, unmasked in place,
     /// validated and delivered; returns its length. Nil, having changed nothing, for any other
     /// frame: the general path reads it (and names its fault).
-    private func readWholeMessage(
-        in bytes: UnsafeMutableRawBufferPointer, at offset: Int, _ onMessage: (WebSocketBorrowedMessage) throws -> Void
+    private static func readWholeMessage(
+        in bytes: UnsafeMutableRawBufferPointer, at offset: Int, role: WebSocketRole, maxMessageSize: Int,
+        _ onMessage: (WebSocketBorrowedMessage) throws -> Void
     ) throws -> Int? {
         let available = bytes.count - offset
         guard available >= 2, let start = bytes.baseAddress.map({ $0 + offset }) else { return nil }

@@ -137,26 +137,40 @@ private func read(
 /// `read` through `read(inPlace:message:_:)`, each piece in a buffer of its own as a loop's read
 /// buffer would be: a borrowed message is recorded as the event the general path gives for it,
 /// so the outcomes of both paths compare. `borrowed` counts the messages delivered in place.
+/// `readerOnlyMidMessage`: as the server reads, with no reader between pieces while at a message
+/// boundary — the whole messages a piece starts with go through `readWholeMessages`, and a
+/// reader is built only for what follows them, and dropped again at a boundary.
 private func readInPlace(
     _ bytes: [UInt8],
     role: WebSocketRole,
     split: Split = .whole,
     maxMessageSize: Int = 1 << 20,
-    inflater: (any WebSocketMessageInflater)? = nil
+    inflater: (any WebSocketMessageInflater)? = nil,
+    readerOnlyMidMessage: Bool = false
 ) -> (outcome: Outcome, borrowed: Int) {
-    var reader = WebSocketMessageReader(role: role, maxMessageSize: maxMessageSize, inflater: inflater)
+    let makeReader = { WebSocketMessageReader(role: role, maxMessageSize: maxMessageSize, inflater: inflater) }
+    var reader: WebSocketMessageReader? = readerOnlyMidMessage ? nil : makeReader()
     var borrowed = 0
     let result = outcome(of: bytes, split: split) { piece, outcome in
+        func borrow(_ message: WebSocketBorrowedMessage) {
+            borrowed += 1
+            let payload = Array(message.payload)
+            outcome.events.append(message.opcode == .text ? .text(payload) : .binary(payload))
+        }
         var buffer = Array(piece)
         try buffer.withUnsafeMutableBytes { bytes in
-            try reader.read(inPlace: bytes) { message in
-                borrowed += 1
-                let payload = Array(message.payload)
-                outcome.events.append(message.opcode == .text ? .text(payload) : .binary(payload))
-            } _: {
-                outcome.events.append($0)
+            var rest = bytes
+            if reader == nil {
+                let taken = try WebSocketMessageReader.readWholeMessages(
+                    inPlace: bytes, role: role, maxMessageSize: maxMessageSize, borrow)
+                rest = UnsafeMutableRawBufferPointer(rebasing: bytes[taken...])
             }
+            guard !rest.isEmpty else { return }
+            var current = reader ?? makeReader()
+            defer { reader = current }
+            try current.read(inPlace: rest, message: borrow) { outcome.events.append($0) }
         }
+        if readerOnlyMidMessage, reader?.isAtMessageBoundary == true { reader = nil }
     }
     return (result, borrowed)
 }
@@ -411,6 +425,10 @@ private let violations: [Violation] =
                 example.bytes, role: example.role, split: split, inflater: example.inflater?.make(),
                 replacedAtBoundaries: true)
             #expect(replaced == Outcome(events: example.events), "\(split), replaced at message boundaries")
+            let asServer = readInPlace(
+                example.bytes, role: example.role, split: split, inflater: example.inflater?.make(),
+                readerOnlyMidMessage: true)
+            #expect(asServer.outcome == Outcome(events: example.events), "in place, \(split), reader only mid-message")
         }
     }
 
@@ -448,6 +466,11 @@ private let violations: [Violation] =
         #expect(oneByteAtATime.outcome == Outcome(events: mixedClientStream.events))
         // None: every frame is cut, even an empty one's header.
         #expect(oneByteAtATime.borrowed == 0)
+        // Read as the server does, the same messages are borrowed: the whole ones it starts
+        // with before any reader exists, the rest by the reader built for the fragmented text.
+        let asServer = readInPlace(mixedClientStream.bytes, role: .server, inflater: ReversingInflater(), readerOnlyMidMessage: true)
+        #expect(asServer.outcome == Outcome(events: mixedClientStream.events))
+        #expect(asServer.borrowed == 6)
     }
 
     @Test(arguments: violations)
@@ -468,6 +491,10 @@ private let violations: [Violation] =
                 violation.bytes, role: violation.role, split: split, maxMessageSize: violation.maxMessageSize,
                 inflater: violation.inflater?.make())
             #expect(inPlace.outcome == whole, "in place, \(split)")
+            let asServer = readInPlace(
+                violation.bytes, role: violation.role, split: split, maxMessageSize: violation.maxMessageSize,
+                inflater: violation.inflater?.make(), readerOnlyMidMessage: true)
+            #expect(asServer.outcome == whole, "in place, \(split), reader only mid-message")
         }
     }
 
@@ -507,6 +534,9 @@ private let violations: [Violation] =
             for split in [Split.whole, .random(seed: generator.next())] {
                 let inPlace = readInPlace(bytes, role: role, split: split, maxMessageSize: 200, inflater: inflater)
                 #expect(inPlace.outcome == whole, "in place, \(split) of \(bytes)")
+                let asServer = readInPlace(
+                    bytes, role: role, split: split, maxMessageSize: 200, inflater: inflater, readerOnlyMidMessage: true)
+                #expect(asServer.outcome == whole, "in place, \(split) of \(bytes), reader only mid-message")
             }
         }
     }
