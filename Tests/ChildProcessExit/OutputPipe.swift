@@ -23,3 +23,29 @@ public struct OutputPipe {
         writing = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
     }
 }
+
+extension OutputPipe {
+    /// Reads the child's output on a thread of its own, blocking, until end of file: each chunk
+    /// to `received`, then `nil` once every writer is gone. Not Foundation's
+    /// `readabilityHandler`: on Linux its dispatch source sometimes never reports the end of
+    /// file (swift-corelibs-foundation issue 3275), and a test waited out its timeout for a
+    /// child that had exited and printed everything. The thread holds the read end open.
+    public func readToEnd(_ received: @escaping @Sendable (Data?) -> Void) {
+        let reading = self.reading
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(reading.fileDescriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    received(Data(buffer[..<count]))
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break  // end of file, or the descriptor is unusable: nothing more will come
+                }
+            }
+            received(nil)
+        }
+        thread.start()
+    }
+}

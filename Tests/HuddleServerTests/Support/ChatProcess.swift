@@ -25,18 +25,15 @@ final class ChatProcess: @unchecked Sendable {
         environment["HOME"] = (home ?? settingsFile?.deletingLastPathComponent())?.path
         process.environment = environment
         process.standardInput = input
-        let stdout = Pipe()
-        process.standardOutput = stdout
+        let stdout = try OutputPipe()
+        process.standardOutput = stdout.writing
         process.standardError = FileHandle.nullDevice
-        stdout.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            guard !data.isEmpty else {
-                handle.readabilityHandler = nil
-                self.output.withLock { $0.ended = true }
-                return
-            }
-            self.output.withLock { output in
+        stdout.readToEnd { [weak self] data in
+            self?.output.withLock { output in
+                guard let data else {
+                    output.ended = true
+                    return
+                }
                 output.partial += String(decoding: data, as: UTF8.self)
                 while let newline = output.partial.firstIndex(of: "\n") {
                     output.lines.append(String(output.partial[..<newline]))
@@ -45,6 +42,8 @@ final class ChatProcess: @unchecked Sendable {
             }
         }
         try process.run()
+        // The child has its copy; the end of file comes once it (and only it) is gone.
+        try stdout.writing.close()
     }
 
     deinit {

@@ -10,26 +10,19 @@ final class ChildProcess: @unchecked Sendable {
     private let output = Mutex("")
     /// The pipe reached its end: everything the program wrote is in `output`.
     private let outputEnded = Mutex(false)
-    /// Kept for the life of the child: the readability handler reads through it, and a handle
-    /// let go of closes its descriptor.
-    private let outputReader: FileHandle
 
     init(_ executable: URL, _ arguments: [String]) throws {
         process.executableURL = executable
         process.arguments = arguments
         let pipe = try OutputPipe()
-        outputReader = pipe.reading
         process.standardOutput = pipe.writing
         process.standardError = pipe.writing
-        pipe.reading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                outputEnded.withLock { $0 = true }
-                return
+        pipe.readToEnd { [weak self] data in
+            if let data {
+                self?.output.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            } else {
+                self?.outputEnded.withLock { $0 = true }
             }
-            output.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
         // The child has its copy; the end of file comes once it (and only it) is gone.
@@ -69,15 +62,8 @@ final class ChildProcess: @unchecked Sendable {
     func exitStatus(timeout: Double) async throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            if let status = process.exitStatusIfExited {
-                // Gone: the last of its output is already in the socket and its end of file
-                // follows. A fresh-clone CI run once waited 90 s for that end after the verdict
-                // was printed (cause not found yet), so it is waited for a bounded time; what the
-                // tests check of the output still has to be there.
-                let settle = Date().addingTimeInterval(5)
-                while !outputEnded.withLock({ $0 }), Date() < settle { try await Task.sleep(for: .milliseconds(20)) }
-                return status
-            }
+            // Gone, and its output read to the end of file, which may come a moment after.
+            if let status = process.exitStatusIfExited, outputEnded.withLock({ $0 }) { return status }
             guard Date() < deadline else {
                 kill(process.processIdentifier, SIGKILL)
                 let ended = outputEnded.withLock { $0 }
