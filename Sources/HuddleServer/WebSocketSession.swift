@@ -276,18 +276,22 @@ final class WebSocketSession {
 
     /// The open session's deadlines: idle timeout, the slow-reader rule, pings to quiet peers.
     func checkDeadlines(now: Int64) {
-        let configuration = connection.context.configuration
+        // The two fields, not the configuration: a copy of the whole struct retained and released
+        // every reference it holds, for every connection every sweep (14 % of an idle node's CPU
+        // at 20,000 connections).
+        let idleTimeout = Int64(connection.context.configuration.idleTimeoutMilliseconds)
+        let pingInterval = Int64(connection.context.configuration.pingIntervalMilliseconds)
         let silence = now - connection.lastReceived
-        if silence >= Int64(configuration.idleTimeoutMilliseconds) {
+        if silence >= idleTimeout {
             connection.fail(WebSocketError(.policyViolation, "idle timeout: no data or pong for \(silence / 1000) s"))
         } else if checkDrain(now: now) {
             return
-        } else if silence >= Int64(configuration.pingIntervalMilliseconds),
+        } else if silence >= pingInterval,
             now >= connection.deadline
         {
             // While open, the connection's deadline is when the next ping may go: not stored
             // here, 8 bytes every connection would hold.
-            connection.deadline = now + Int64(configuration.pingIntervalMilliseconds)
+            connection.deadline = now + pingInterval
             enqueueFrame(.ping, [])
         } else if now - connection.lastWriteProgress >= Self.quietTimeBeforeBufferRelease {
             // A connection sent nothing for a while keeps no write buffer (idle memory); the
